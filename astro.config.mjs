@@ -1,0 +1,28 @@
+// @ts-check
+import mdx from "@astrojs/mdx";
+import react from "@astrojs/react";
+import sitemap from "@astrojs/sitemap";
+import tailwindcss from "@tailwindcss/vite";
+import { defineConfig, envField } from "astro/config";
+
+// The public origin the site is deployed at; canonical URLs and the sitemap use it.
+const site = process.env.SITE_URL || "http://localhost:4321";
+
+export default defineConfig({
+  site,
+  output: "static",
+  trailingSlash: "never",
+  build: { format: "file", inlineStylesheets: "always" },
+  integrations: [react(), mdx(), sitemap({ filter: (page) => !page.includes("/404") })],
+  env: {
+    schema: {
+      PUBLIC_SUPABASE_URL: envField.string({
+        context: "client",
+        access: "public",
+        default: "http://localhost:4321",
+      }),
+      PUBLIC_SUPABASE_ANON_KEY: envField.string({ context: "client", access: "public", default: "" }),
+    },
+  },
+  vite: { plugins: [tailwindcss()] },
+});

@@ -1,0 +1,86 @@
+/**
+ * The session store: one source of truth for "who is signed in" (DESIGN.md, Client state).
+ *
+ * On marketing pages it is fed by the session supabase-js persisted in localStorage and by
+ * `storage` events from other tabs, so the header knows Login vs Portal without loading
+ * supabase-js. Pages that use supabase-js drive it with `setSignedIn` / `setSignedOut`.
+ */
+import { PUBLIC_SUPABASE_URL } from "astro:env/client";
+import { atom, onMount } from "nanostores";
+
+export interface SessionUser {
+  id: string;
+  email?: string;
+}
+
+export type AuthState =
+  | { status: "loading" }
+  | { status: "signed-in"; user: SessionUser }
+  | { status: "signed-out" };
+
+export const $auth = atom<AuthState>({ status: "loading" });
+
+/** The localStorage key supabase-js uses for a project URL: `sb-<first host label>-auth-token`. */
+export function sessionStorageKey(supabaseUrl: string): string {
+  return `sb-${new URL(supabaseUrl).hostname.split(".")[0]}-auth-token`;
+}
+
+/**
+ * Reads a persisted supabase-js session. A session counts while it has a user and either a
+ * refresh token (supabase-js renews it) or an access token that has not expired.
+ */
+export function userFromPersistedSession(raw: string | null, nowSeconds = Date.now() / 1000): SessionUser | null {
+  if (!raw) return null;
+  let session: unknown;
+  try {
+    session = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (!session || typeof session !== "object") return null;
+  const s = session as Record<string, unknown>;
+  const user = s.user as Record<string, unknown> | undefined;
+  if (!user || typeof user.id !== "string" || !user.id) return null;
+  const renewable = typeof s.refresh_token === "string" && s.refresh_token.length > 0;
+  const unexpired = typeof s.expires_at === "number" && s.expires_at > nowSeconds;
+  if (!renewable && !unexpired) return null;
+  return { id: user.id, email: typeof user.email === "string" ? user.email : undefined };
+}
+
+export function setSignedIn(user: SessionUser): void {
+  $auth.set({ status: "signed-in", user });
+}
+
+export function setSignedOut(): void {
+  $auth.set({ status: "signed-out" });
+}
+
+/** Set by pages where supabase-js drives the store, so the persisted-session reader stays out. */
+let drivenBySupabase = false;
+
+export function markDrivenBySupabase(): void {
+  drivenBySupabase = true;
+}
+
+function applyPersisted(raw: string | null): void {
+  const user = userFromPersistedSession(raw);
+  if (user) setSignedIn(user);
+  else setSignedOut();
+}
+
+onMount($auth, () => {
+  if (drivenBySupabase || typeof window === "undefined") return;
+  const key = sessionStorageKey(PUBLIC_SUPABASE_URL);
+  let raw: string | null = null;
+  try {
+    raw = window.localStorage.getItem(key);
+  } catch {
+    // Storage blocked (privacy mode): nobody can be signed in on this device.
+  }
+  applyPersisted(raw);
+  const onStorage = (event: StorageEvent) => {
+    if (event.key === key || event.key === null) applyPersisted(event.newValue);
+  };
+  window.addEventListener("storage", onStorage);
+  return () => window.removeEventListener("storage", onStorage);
+});
