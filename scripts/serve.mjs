@@ -47,9 +47,7 @@ export async function resolveFile(root, pathname) {
   const safe = normalize(path).replace(/^(\.\.[/\\])+/, "");
   const base = join(root, safe);
   if (!base.startsWith(root)) return null;
-  const candidates = safe.endsWith("/")
-    ? [join(base, "index.html")]
-    : [base, `${base}.html`, join(base, "index.html")];
+  const candidates = safe.endsWith("/") ? [join(base, "index.html")] : [base, `${base}.html`, join(base, "index.html")];
   for (const file of candidates) if (await isFile(file)) return file;
   return null;
 }
@@ -98,7 +96,10 @@ export function staticHandler(dir) {
 const isMain = import.meta.url === `file://${process.argv[1]}`;
 if (isMain) {
   const { values } = parseArgs({
-    options: { port: { type: "string", default: process.env.PORT ?? "4321" }, dir: { type: "string", default: "dist" } },
+    options: {
+      port: { type: "string", default: process.env.PORT ?? "4321" },
+      dir: { type: "string", default: "dist" },
+    },
   });
   const server = createServer(staticHandler(values.dir));
   server.listen(Number(values.port), () => {

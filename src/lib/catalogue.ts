@@ -13,7 +13,10 @@ export function normaliseKey(key: string): string {
   return decoded.trim().toUpperCase();
 }
 
-export function findByCheckoutKey<T extends HasCheckoutKey>(programs: readonly T[], key: string | null | undefined): T | undefined {
+export function findByCheckoutKey<T extends HasCheckoutKey>(
+  programs: readonly T[],
+  key: string | null | undefined,
+): T | undefined {
   if (!key) return undefined;
   const wanted = normaliseKey(key);
   if (!wanted) return undefined;

@@ -6,11 +6,9 @@
 import { z } from "astro/zod";
 
 /** A site-relative path such as `/get-started-ai`, or an absolute https URL. */
-export const href = z
-  .string()
-  .refine((v) => v.startsWith("/") || v.startsWith("https://"), {
-    message: "must be a site path starting with / or an https:// URL",
-  });
+export const href = z.string().refine((v) => v.startsWith("/") || v.startsWith("https://"), {
+  message: "must be a site path starting with / or an https:// URL",
+});
 
 /** Whole US cents, e.g. 299900 for $2,999. */
 export const cents = z
@@ -139,18 +137,7 @@ export const statSchema = z.strictObject({
   order: z.number().int(),
 });
 
-const iconName = z.enum([
-  "chart",
-  "users",
-  "cpu",
-  "clock",
-  "map",
-  "target",
-  "shield",
-  "rocket",
-  "star",
-  "briefcase",
-]);
+const iconName = z.enum(["chart", "users", "cpu", "clock", "map", "target", "shield", "rocket", "star", "briefcase"]);
 
 /** A card of the "Why choose" section. */
 export const whyChooseSchema = z.strictObject({

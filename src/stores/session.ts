@@ -13,10 +13,7 @@ export interface SessionUser {
   email?: string;
 }
 
-export type AuthState =
-  | { status: "loading" }
-  | { status: "signed-in"; user: SessionUser }
-  | { status: "signed-out" };
+export type AuthState = { status: "loading" } | { status: "signed-in"; user: SessionUser } | { status: "signed-out" };
 
 export const $auth = atom<AuthState>({ status: "loading" });
 

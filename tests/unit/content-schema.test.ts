@@ -84,7 +84,10 @@ describe("astro build on broken content", () => {
     expect(after).not.toBe(before);
     writeFileSync(target, after);
     try {
-      await run(join(root, "node_modules/.bin/astro"), ["sync"], { cwd: dir, env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" } });
+      await run(join(root, "node_modules/.bin/astro"), ["sync"], {
+        cwd: dir,
+        env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" },
+      });
     } catch (error) {
       const { stdout, stderr } = error as { stdout: string; stderr: string };
       return { failed: true, output: stdout + stderr, target };
@@ -93,7 +96,9 @@ describe("astro build on broken content", () => {
   }
 
   it("fails on a price that is not whole cents, naming the file and the field", async () => {
-    const result = await syncWith("programs/os-accelerator.yaml", (t) => t.replace("priceCents: 299900", "priceCents: 2999.5"));
+    const result = await syncWith("programs/os-accelerator.yaml", (t) =>
+      t.replace("priceCents: 299900", "priceCents: 2999.5"),
+    );
     expect(result.failed).toBe(true);
     expect(result.output).toContain(result.target);
     expect(result.output).toContain("priceCents: must be whole cents");
