@@ -4,6 +4,7 @@ import {
   audienceTierSchema,
   curriculumSchema,
   endorsementSchema,
+  leadPageSchema,
   legalSchema,
   phaseSchema,
   programSchema,
@@ -25,5 +26,6 @@ export const collections = {
   audienceTiers: defineCollection({ loader: file("./content/audience-tiers.yaml"), schema: audienceTierSchema }),
   curricula: defineCollection({ loader: yaml("curricula"), schema: curriculumSchema }),
   phases: defineCollection({ loader: file("./content/phases.yaml"), schema: phaseSchema }),
+  leadPages: defineCollection({ loader: file("./content/lead-pages.yaml"), schema: leadPageSchema }),
   legal: defineCollection({ loader: glob({ base: "./content/legal", pattern: "*.md" }), schema: legalSchema }),
 };

@@ -53,6 +53,8 @@ export const siteSchema = z.strictObject({
     /** Wistia media id of the hosted video on the OS sales page. */
     wistiaOsMediaId: z.string(),
   }),
+  /** The "What to Expect" steps of the consultation pages (spec: 30-minute call, custom strategy, next steps). */
+  whatToExpect: z.array(z.strictObject({ title: z.string().min(1), description: z.string().min(20) })).min(1),
   /** The hero video on the home page: poster image and an accessible label. */
   heroVideo: z.strictObject({
     poster: z.string().startsWith("/"),
@@ -196,4 +198,16 @@ export const seoSchema = z.strictObject({
 export const legalSchema = seoSchema.extend({
   /** Date of the last change, shown under the heading. */
   updated: z.coerce.date(),
+});
+
+/** A lead page (/get-started-*, /apply): its heading and which embed it shows. */
+export const leadPageSchema = z.strictObject({
+  /** Title tag and meta description. */
+  seo: seoSchema,
+  /** The page heading. */
+  heading: z.string().min(1),
+  /** One or two sentences under the heading. */
+  intro: z.string().min(20),
+  /** The consultation form (iframe) or the booking widget (script). */
+  embed: z.enum(["consultation", "booking"]),
 });
