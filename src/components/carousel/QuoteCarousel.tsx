@@ -75,7 +75,7 @@ export default function QuoteCarousel({ label, quotes, intervalMs = 8000, arrows
     >
       <div className="grid" aria-live={rotating ? "off" : "polite"} id={`${id}-slides`}>
         {quotes.map((q, i) => (
-          <figure
+          <div
             key={q.author}
             role="group"
             aria-roledescription="slide"
@@ -86,14 +86,16 @@ export default function QuoteCarousel({ label, quotes, intervalMs = 8000, arrows
               i === index ? "opacity-100" : "pointer-events-none opacity-0"
             }`}
           >
-            <blockquote className="text-xl leading-relaxed text-white sm:text-2xl">
-              <p>“{q.quote}”</p>
-            </blockquote>
-            <figcaption className="mt-6 text-base">
-              <span className="font-semibold text-white">{q.author}</span>
-              <span className="text-slate-300">, {q.role}</span>
-            </figcaption>
-          </figure>
+            <figure>
+              <blockquote className="text-xl leading-relaxed text-white sm:text-2xl">
+                <p>“{q.quote}”</p>
+              </blockquote>
+              <figcaption className="mt-6 text-base">
+                <span className="font-semibold text-white">{q.author}</span>
+                <span className="text-slate-300">, {q.role}</span>
+              </figcaption>
+            </figure>
+          </div>
         ))}
       </div>
       <div className="mt-8 flex items-center justify-center gap-3">

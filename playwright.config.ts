@@ -1,0 +1,39 @@
+import { defineConfig, devices } from "@playwright/test";
+import { findChromium } from "./scripts/ensure-chromium.mjs";
+
+const port = Number(process.env.E2E_PORT ?? 4399);
+const executablePath = findChromium() ?? undefined;
+
+/** End-to-end tests in the system's Chromium against the production build, served as the CDN serves it. */
+export default defineConfig({
+  testDir: "tests/e2e",
+  fullyParallel: true,
+  workers: 2,
+  retries: 0,
+  forbidOnly: !!process.env.CI,
+  reporter: process.env.CI ? [["list"]] : [["list"], ["html", { open: "never" }]],
+  timeout: 30_000,
+  expect: { timeout: 5_000 },
+  use: {
+    baseURL: `http://localhost:${port}`,
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
+  webServer: {
+    command: `node scripts/serve.mjs --port ${port}`,
+    url: `http://localhost:${port}/`,
+    reuseExistingServer: !process.env.CI,
+    timeout: 20_000,
+  },
+});

@@ -1,0 +1,35 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test } from "@playwright/test";
+import { sitemapPaths } from "./routes";
+
+const viewports = [
+  { name: "desktop", width: 1280, height: 900 },
+  { name: "mobile", width: 390, height: 844 },
+];
+
+for (const viewport of viewports) {
+  test(`axe finds no violations on any page (${viewport.name})`, async ({ page, request }) => {
+    test.setTimeout(90_000);
+    await page.setViewportSize(viewport);
+    const problems: string[] = [];
+    for (const path of [...(await sitemapPaths(request)), "/no-such-page"]) {
+      await page.goto(path);
+      const results = await new AxeBuilder({ page })
+        .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"])
+        .analyze();
+      for (const v of results.violations) {
+        problems.push(`${path}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+}
+
+test("menus open in axe's view too: dropdown and mobile menu are clean when open", async ({ page }) => {
+  await page.goto("/");
+  await page.getByRole("button", { name: "Programs" }).click();
+  expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByRole("button", { name: "Open menu" }).click();
+  expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
+});

@@ -1,0 +1,122 @@
+import { expect, test } from "@playwright/test";
+
+const style = (locator: import("@playwright/test").Locator) =>
+  locator.evaluate((el) => {
+    const s = getComputedStyle(el);
+    return { background: s.backgroundColor, border: s.borderBottomColor, blur: s.backdropFilter };
+  });
+
+/** Alpha of an rgb()/rgba()/color() value; 1 when opaque. */
+const alpha = (color: string) => {
+  const parts = color.match(/[\d.]+/g)!.map(Number);
+  return color.startsWith("rgba") || color.includes("/") ? parts[parts.length - 1]! : 1;
+};
+
+test.describe("header", () => {
+  test("is transparent at the top and dark, translucent, bordered and blurred once scrolled", async ({ page }) => {
+    await page.goto("/");
+    const header = page.getByRole("banner");
+    await expect(header).toBeVisible();
+    const top = await style(header);
+    expect(alpha(top.background)).toBe(0);
+    expect(alpha(top.border)).toBe(0);
+    expect(top.blur).toBe("none");
+
+    await page.evaluate(() => window.scrollTo(0, 10));
+    await expect.poll(async () => (await style(header)).blur).toContain("blur(");
+    await page.waitForTimeout(400); // the colour transition
+    const scrolled = await style(header);
+    expect(alpha(scrolled.background)).toBeGreaterThan(0.5);
+    expect(alpha(scrolled.background)).toBeLessThan(1);
+    expect(alpha(scrolled.border)).toBeGreaterThan(0);
+
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await expect.poll(async () => (await style(header)).blur).toBe("none");
+  });
+
+  test("has the five main links", async ({ page }) => {
+    await page.goto("/");
+    const nav = page.getByRole("navigation", { name: "Main" });
+    const hrefs = await nav.getByRole("link").evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+    for (const href of ["/", "/mindset", "/transformation", "/advisor-os", "/purchase-course"]) {
+      expect(hrefs).toContain(href);
+    }
+  });
+
+  test("Programs dropdown opens on click and closes on outside click and Escape", async ({ page }) => {
+    await page.goto("/dmca");
+    const button = page.getByRole("button", { name: "Programs" });
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+    const overview = page.getByRole("link", { name: "Overview" });
+    await expect(overview).toBeHidden();
+
+    await button.click();
+    await expect(button).toHaveAttribute("aria-expanded", "true");
+    const menu = page.locator("#" + (await button.getAttribute("aria-controls")));
+    const items = await menu
+      .getByRole("link")
+      .evaluateAll((links) => links.map((a) => [a.textContent!.trim(), a.getAttribute("href")]));
+    expect(items).toEqual([
+      ["Overview", "/programs"],
+      ["Growth Mindset", "/programs/growth-mindset"],
+      ["AI Advisor Accelerator", "/programs/ai-advisor-accelerator"],
+      ["OS Accelerator", "/programs/advisor-os-accelerator"],
+      ["Purchase Course", "/purchase-course"],
+    ]);
+
+    await page.getByRole("heading", { level: 1 }).click();
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await expect(overview).toBeHidden();
+
+    await button.click();
+    await expect(overview).toBeVisible();
+    await page.keyboard.press("Escape");
+    await expect(overview).toBeHidden();
+    await expect(button).toBeFocused();
+  });
+
+  test("Programs dropdown works from the keyboard", async ({ page }) => {
+    await page.goto("/dmca");
+    const button = page.getByRole("button", { name: "Programs" });
+    await button.focus();
+    await page.keyboard.press("Enter");
+    await expect(button).toHaveAttribute("aria-expanded", "true");
+
+    await page.keyboard.press("ArrowDown");
+    await expect(page.getByRole("link", { name: "Overview" })).toBeFocused();
+    await page.keyboard.press("ArrowDown");
+    await expect(page.getByRole("link", { name: "Growth Mindset", exact: true })).toBeFocused();
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("ArrowUp");
+    await expect(
+      page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Purchase Course" }).last(),
+    ).toBeFocused();
+
+    await page.keyboard.press("Escape");
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await expect(button).toBeFocused();
+
+    await page.keyboard.press("Space");
+    await expect(button).toHaveAttribute("aria-expanded", "true");
+    await page.keyboard.press("Space");
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+  });
+
+  test("mobile menu opens, lists every link and closes on Escape", async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto("/");
+    await expect(page.getByRole("navigation", { name: "Main" })).toBeHidden();
+    const toggle = page.getByRole("button", { name: "Open menu" });
+    await expect(toggle).toHaveAttribute("aria-expanded", "false");
+    await toggle.click();
+    await expect(toggle).toHaveAttribute("aria-expanded", "true");
+    const mobile = page.getByRole("navigation", { name: "Mobile" });
+    await expect(mobile).toBeVisible();
+    for (const name of ["Mindset", "Transformation", "Advisor OS", "Overview", "OS Accelerator"]) {
+      await expect(mobile.getByRole("link", { name, exact: true })).toBeVisible();
+    }
+    await page.keyboard.press("Escape");
+    await expect(mobile).toBeHidden();
+    await expect(toggle).toHaveAttribute("aria-expanded", "false");
+  });
+});

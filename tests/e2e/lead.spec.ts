@@ -1,0 +1,45 @@
+import { expect, test } from "@playwright/test";
+
+const LEAD_PAGES = ["/get-started-ai", "/get-started-os", "/get-started-mindset", "/get-started", "/apply"];
+
+test.describe("lead pages", () => {
+  for (const path of LEAD_PAGES) {
+    test(`${path}: simple header, heading, What to Expect and a way to reach the team`, async ({ page }) => {
+      await page.goto(path);
+      const banner = page.getByRole("banner");
+      await expect(banner.getByRole("link")).toHaveCount(1);
+      await expect(banner.getByRole("link")).toHaveAttribute("href", "/");
+      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+      const expectations = page.getByRole("complementary", { name: "What to Expect" });
+      await expect(expectations.getByRole("heading", { level: 3 })).toHaveText([
+        "A 30-minute strategy call",
+        "A custom growth strategy",
+        "Clear next steps",
+      ]);
+      // No provider is configured in content/site.yaml: the page says how else to reach the team.
+      await expect(page.getByRole("heading", { name: "Reach our team directly" })).toBeVisible();
+      await expect(page.getByRole("link", { name: "success@advisoraccelerator.com" }).first()).toHaveAttribute(
+        "href",
+        "mailto:success@advisoraccelerator.com",
+      );
+      await expect(page.getByRole("link", { name: "(512) 555-0148" })).toHaveAttribute("href", "tel:5125550148");
+    });
+  }
+
+  test("the first landing's campaign and referrer are kept for the whole visit", async ({ page }) => {
+    await page.goto("/dmca?utm_source=newsletter&utm_medium=email&utm_campaign=november", {
+      referer: "https://mail.example.com/inbox",
+    });
+    await page.goto("/?utm_source=other");
+    await page.getByRole("link", { name: "YES! I Want To Apply To Join The Advisor Accelerator Now!" }).first().click();
+    await expect(page).toHaveURL(/\/get-started-ai$/);
+    const stored = await page.evaluate(() => JSON.parse(sessionStorage.getItem("aa:attribution") ?? "null"));
+    expect(stored).toEqual({
+      landing_page: "/dmca",
+      utm_source: "newsletter",
+      utm_medium: "email",
+      utm_campaign: "november",
+      referrer: "https://mail.example.com/inbox",
+    });
+  });
+});

@@ -1,0 +1,34 @@
+/**
+ * Routes of the spec's route table that later issues build. The site links to them already
+ * (header, footer, account button); until each lands, a link to it is allowed to answer 404.
+ * Delete an entry when its page lands: `pending routes still answer 404` fails until you do.
+ */
+export const PENDING_ROUTES = [
+  "/mindset",
+  "/transformation",
+  "/advisor-os",
+  "/advisor-os/details",
+  "/programs",
+  "/programs/ai-advisor",
+  "/programs/growth-mindset",
+  "/programs/ai-advisor-accelerator",
+  "/programs/advisor-os-accelerator",
+  "/purchase-course",
+  "/login",
+  "/forgot-password",
+  "/reset-password",
+  "/portal",
+  "/portal/settings",
+  "/portal/settings/purchase-history",
+];
+
+/** Every built page, read from the sitemap the build wrote, as paths; plus the 404 page. */
+export async function sitemapPaths(request: import("@playwright/test").APIRequestContext): Promise<string[]> {
+  const index = await (await request.get("/sitemap-index.xml")).text();
+  const paths = new Set<string>();
+  for (const [, sitemapUrl] of index.matchAll(/<loc>([^<]+)<\/loc>/g)) {
+    const sitemap = await (await request.get(new URL(sitemapUrl!).pathname)).text();
+    for (const [, url] of sitemap.matchAll(/<loc>([^<]+)<\/loc>/g)) paths.add(new URL(url!).pathname);
+  }
+  return [...paths].sort();
+}
