@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
+import { promisify, stripVTControlCharacters } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { programSchema, siteSchema, testimonialSchema } from "../../src/schemas/content";
 import { loadPrograms } from "./content-files";
@@ -90,7 +90,8 @@ describe("astro build on broken content", () => {
       });
     } catch (error) {
       const { stdout, stderr } = error as { stdout: string; stderr: string };
-      return { failed: true, output: stdout + stderr, target };
+      // Colours depend on the terminal (CI forces them); compare the plain text.
+      return { failed: true, output: stripVTControlCharacters(stdout + stderr), target };
     }
     return { failed: false, output: "", target };
   }
