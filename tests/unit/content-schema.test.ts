@@ -84,7 +84,7 @@ describe("astro build on broken content", () => {
     expect(after).not.toBe(before);
     writeFileSync(target, after);
     try {
-      await run(join(root, "node_modules/.bin/astro"), ["sync"], {
+      await run(process.execPath, [join(root, "node_modules/astro/bin/astro.mjs"), "sync"], {
         cwd: dir,
         env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" },
       });
