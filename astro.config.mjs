@@ -1,9 +1,9 @@
 // @ts-check
 import mdx from "@astrojs/mdx";
 import react from "@astrojs/react";
-import sitemap from "@astrojs/sitemap";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig, envField } from "astro/config";
+import sitemap from "./src/integrations/sitemap.mjs";
 
 // The public origin the site is deployed at; canonical URLs and the sitemap use it.
 const site = process.env.SITE_URL || "http://localhost:4321";
@@ -13,7 +13,7 @@ export default defineConfig({
   output: "static",
   trailingSlash: "never",
   build: { format: "file", inlineStylesheets: "always" },
-  integrations: [react(), mdx(), sitemap({ filter: (page) => !page.includes("/404") })],
+  integrations: [react(), mdx(), sitemap()],
   env: {
     schema: {
       PUBLIC_SUPABASE_URL: envField.string({

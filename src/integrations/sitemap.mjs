@@ -1,0 +1,41 @@
+// Writes dist/sitemap.xml: every built page at its canonical URL, except the 404 page.
+import { writeFile } from "node:fs/promises";
+
+/** The canonical path of a built page as Astro reports it ("", "dmca", "advisor-os/details/"). */
+export function canonicalPath(pathname) {
+  const trimmed = pathname
+    .replace(/^\/+|\/+$/g, "")
+    .replace(/(^|\/)index(\.html)?$/, "")
+    .replace(/\.html$/, "");
+  return `/${trimmed}`;
+}
+
+export function sitemapXml(site, pathnames) {
+  const urls = [...new Set(pathnames.map(canonicalPath))]
+    .filter((path) => path !== "/404" && path !== "/500")
+    .sort()
+    .map((path) => `  <url><loc>${new URL(path, site).href}</loc></url>`);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join("\n")}\n</urlset>\n`;
+}
+
+/** @returns {import("astro").AstroIntegration} */
+export default function sitemap() {
+  let site;
+  return {
+    name: "sitemap-xml",
+    hooks: {
+      "astro:config:done": ({ config }) => {
+        site = config.site;
+      },
+      "astro:build:done": async ({ pages, dir, logger }) => {
+        if (!site) throw new Error("sitemap.xml needs `site` in astro.config.mjs");
+        const xml = sitemapXml(
+          site,
+          pages.map((page) => page.pathname),
+        );
+        await writeFile(new URL("sitemap.xml", dir), xml);
+        logger.info(`sitemap.xml lists ${xml.split("<url>").length - 1} pages`);
+      },
+    },
+  };
+}
