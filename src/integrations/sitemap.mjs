@@ -1,17 +1,9 @@
 // Writes dist/sitemap.xml: every built page at its canonical URL, except the 404 page.
 import { writeFile } from "node:fs/promises";
-
-/** The canonical path of a built page as Astro reports it ("", "dmca", "advisor-os/details/"). */
-export function canonicalPath(pathname) {
-  const trimmed = pathname
-    .replace(/^\/+|\/+$/g, "")
-    .replace(/(^|\/)index(\.html)?$/, "")
-    .replace(/\.html$/, "");
-  return `/${trimmed}`;
-}
+import { publicPath } from "../lib/paths.ts";
 
 export function sitemapXml(site, pathnames) {
-  const urls = [...new Set(pathnames.map(canonicalPath))]
+  const urls = [...new Set(pathnames.map(publicPath))]
     .filter((path) => path !== "/404" && path !== "/500")
     .sort()
     .map((path) => `  <url><loc>${new URL(path, site).href}</loc></url>`);

@@ -1,7 +1,11 @@
 /**
- * The public path of a page. With `build.format: "file"` Astro reports `/index.html` and
- * `/dmca.html` while building; the CDN serves them at `/` and `/dmca`.
+ * The public path of a built page. Astro reports `/index.html`, `/dmca.html` or `dmca/` while
+ * building with `build.format: "file"`; the CDN serves them at `/` and `/dmca`.
  */
 export function publicPath(pathname: string): string {
-  return pathname.replace(/(\/index)?\.html$/, "") || "/";
+  const trimmed = pathname
+    .replace(/^\/+|\/+$/g, "")
+    .replace(/\.html$/, "")
+    .replace(/(^|\/)index$/, "");
+  return `/${trimmed}`;
 }

@@ -8,4 +8,8 @@ it("maps built file names to the paths the CDN serves", () => {
   expect(publicPath("/advisor-os/index.html")).toBe("/advisor-os");
   expect(publicPath("/dmca")).toBe("/dmca");
   expect(publicPath("/")).toBe("/");
+  // The forms the build hooks report.
+  expect(publicPath("")).toBe("/");
+  expect(publicPath("dmca/")).toBe("/dmca");
+  expect(publicPath("advisor-os/index")).toBe("/advisor-os");
 });
