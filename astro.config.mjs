@@ -13,7 +13,8 @@ export default defineConfig({
   output: "static",
   trailingSlash: "never",
   build: { format: "file", inlineStylesheets: "always" },
-  integrations: [react(), mdx(), sitemap()],
+  // /programs/ai-advisor is an alias of /programs (its canonical URL), so it stays out of the sitemap.
+  integrations: [react(), mdx(), sitemap({ exclude: ["/programs/ai-advisor"] })],
   env: {
     schema: {
       PUBLIC_SUPABASE_URL: envField.string({

@@ -2,16 +2,17 @@
 import { writeFile } from "node:fs/promises";
 import { publicPath } from "../lib/paths.ts";
 
-export function sitemapXml(site, pathnames) {
+export function sitemapXml(site, pathnames, exclude = []) {
   const urls = [...new Set(pathnames.map(publicPath))]
-    .filter((path) => path !== "/404" && path !== "/500")
+    .filter((path) => path !== "/404" && path !== "/500" && !exclude.includes(path))
     .sort()
     .map((path) => `  <url><loc>${new URL(path, site).href}</loc></url>`);
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join("\n")}\n</urlset>\n`;
 }
 
 /** @returns {import("astro").AstroIntegration} */
-export default function sitemap() {
+/** @param {{ exclude?: string[] }} [options] paths to leave out, such as aliases of another page */
+export default function sitemap({ exclude = [] } = {}) {
   let site;
   return {
     name: "sitemap-xml",
@@ -24,6 +25,7 @@ export default function sitemap() {
         const xml = sitemapXml(
           site,
           pages.map((page) => page.pathname),
+          exclude,
         );
         await writeFile(new URL("sitemap.xml", dir), xml);
         logger.info(`sitemap.xml lists ${xml.split("<url>").length - 1} pages`);

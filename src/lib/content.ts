@@ -28,3 +28,30 @@ export const getEndorsements = async () => ordered(await getCollection("endorsem
 export const getStats = async () => ordered(await getCollection("stats"));
 export const getWhyChoose = async () => ordered(await getCollection("whyChoose"));
 export const getAudienceTiers = async () => ordered(await getCollection("audienceTiers"));
+export const getSuccessMetrics = async () => ordered(await getCollection("successMetrics"));
+
+/** Testimonials about a program (all of them when none names it), by name. */
+export async function getTestimonials(programId?: string) {
+  const all = (await getCollection("testimonials")).map((t) => ({ id: t.id, ...t.data }));
+  const about = programId ? all.filter((t) => t.programs.includes(programId)) : all;
+  return (about.length ? about : all).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export async function getCurriculum(programId: string) {
+  const curriculum = (await getCollection("curricula")).find((c) => c.data.program === programId);
+  if (!curriculum) throw new Error(`content/curricula has no curriculum for program "${programId}"`);
+  return curriculum.data.items;
+}
+
+/** Copy of a composed page from content/pages/<id>.yaml; `section(key)` fails the build on a missing key. */
+export async function getPageCopy(id: string) {
+  const entry = await getEntry("pages", id);
+  if (!entry) throw new Error(`content/pages/${id}.yaml is missing`);
+  const copy = entry.data;
+  const section = (key: string) => {
+    const found = copy.sections[key];
+    if (!found) throw new Error(`content/pages/${id}.yaml: sections.${key} is missing`);
+    return found;
+  };
+  return { ...copy, section };
+}

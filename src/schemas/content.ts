@@ -97,8 +97,14 @@ export const programSchema = z.strictObject({
   badge: z.string().optional(),
   /** Card label such as "Self-paced" or "12-week". */
   tag: z.string().min(1),
+  /** Who the program suits, for the comparison table. */
+  bestFor: z.string().min(1),
+  /** The coaching and support included, for the comparison table. */
+  support: z.string().min(1),
   /** Four short outcomes listed on program cards. */
   highlights: z.array(z.string().min(1)).min(3).max(5),
+  /** Colour theme of the header button on the program's pages. */
+  theme: z.enum(["purple", "orange", "green", "blue"]),
   /** Position in lists, lowest first. */
   order: z.number().int(),
 });
@@ -210,4 +216,48 @@ export const leadPageSchema = z.strictObject({
   intro: z.string().min(20),
   /** The consultation form (iframe) or the booking widget (script). */
   embed: z.enum(["consultation", "booking"]),
+});
+
+/** A program's own page (/programs/...): the copy around the facts of the programs collection. */
+export const programPageSchema = z.strictObject({
+  /** Id of the program in the programs collection; the page lives at that program's `page`. */
+  program: z.string().min(1),
+  seo: seoSchema,
+  hero: z.strictObject({
+    eyebrow: z.string().min(1),
+    headline: z.string().min(1),
+    subheadline: z.string().min(20),
+  }),
+  curriculum: z.strictObject({ heading: z.string().min(1), intro: z.string().min(20) }),
+  /** Problems the program solves, shown as cards; omit for none. */
+  challenges: z
+    .strictObject({
+      heading: z.string().min(1),
+      items: z.array(z.strictObject({ title: z.string().min(1), description: z.string().min(20) })).min(2),
+    })
+    .optional(),
+  /** Who the program fits, as a checklist; omit for none. */
+  fit: z
+    .strictObject({
+      heading: z.string().min(1),
+      items: z.array(z.string().min(1)).min(2),
+      note: z.string().optional(),
+    })
+    .optional(),
+  /** Heading of the testimonials section (spec default: "Success Stories"). */
+  testimonialsHeading: z.string().default("Success Stories"),
+  closing: z.strictObject({ heading: z.string().min(1), body: z.string().min(20) }),
+});
+
+/** Copy of a composed page (e.g. /programs): hero, section headings by key, closing call to action. */
+export const pageCopySchema = z.strictObject({
+  seo: seoSchema,
+  hero: z.strictObject({
+    eyebrow: z.string().min(1),
+    headline: z.string().min(1),
+    subheadline: z.string().min(20),
+  }),
+  /** Heading and optional intro of each section, by the key the page asks for. */
+  sections: z.record(z.string(), z.strictObject({ heading: z.string().min(1), intro: z.string().optional() })),
+  closing: z.strictObject({ heading: z.string().min(1), body: z.string().min(20) }),
 });

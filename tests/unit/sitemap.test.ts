@@ -11,3 +11,13 @@ it("lists every page once at its absolute URL, without the error pages", () => {
   ]);
   expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
 });
+
+it("leaves out the paths it is told to, such as aliases", () => {
+  const xml = sitemapXml(
+    "https://advisoraccelerator.com",
+    ["programs", "programs/ai-advisor"],
+    ["/programs/ai-advisor"],
+  );
+  expect(xml).toContain("<loc>https://advisoraccelerator.com/programs</loc>");
+  expect(xml).not.toContain("ai-advisor");
+});
