@@ -4,7 +4,9 @@ import {
   audienceTierSchema,
   curriculumSchema,
   endorsementSchema,
+  chartSchema,
   leadPageSchema,
+  offerSchema,
   pageCopySchema,
   legalSchema,
   phaseSchema,
@@ -32,5 +34,7 @@ export const collections = {
   programPages: defineCollection({ loader: yaml("program-pages"), schema: programPageSchema }),
   successMetrics: defineCollection({ loader: file("./content/success-metrics.yaml"), schema: statSchema }),
   pages: defineCollection({ loader: yaml("pages"), schema: pageCopySchema }),
+  offers: defineCollection({ loader: file("./content/offers.yaml"), schema: offerSchema }),
+  charts: defineCollection({ loader: file("./content/charts.yaml"), schema: chartSchema }),
   legal: defineCollection({ loader: glob({ base: "./content/legal", pattern: "*.md" }), schema: legalSchema }),
 };

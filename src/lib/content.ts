@@ -55,3 +55,15 @@ export async function getPageCopy(id: string) {
   };
   return { ...copy, section };
 }
+
+export async function getOffer(id: string) {
+  const entry = await getEntry("offers", id);
+  if (!entry) throw new Error(`content/offers.yaml has no offer "${id}"`);
+  return entry.data;
+}
+
+export async function getChart(id: string) {
+  const entry = await getEntry("charts", id);
+  if (!entry) throw new Error(`content/charts.yaml has no chart "${id}"`);
+  return entry.data;
+}

@@ -257,7 +257,54 @@ export const pageCopySchema = z.strictObject({
     headline: z.string().min(1),
     subheadline: z.string().min(20),
   }),
-  /** Heading and optional intro of each section, by the key the page asks for. */
-  sections: z.record(z.string(), z.strictObject({ heading: z.string().min(1), intro: z.string().optional() })),
+  /** Each section's heading, optional intro, cards (`items`) and bullet points, by the key the page asks for. */
+  sections: z.record(
+    z.string(),
+    z.strictObject({
+      heading: z.string().min(1),
+      intro: z.string().optional(),
+      items: z
+        .array(
+          z.strictObject({
+            label: z.string().optional(),
+            title: z.string().min(1),
+            description: z.string().min(10),
+          }),
+        )
+        .optional(),
+      points: z.array(z.string().min(1)).optional(),
+    }),
+  ),
   closing: z.strictObject({ heading: z.string().min(1), body: z.string().min(20) }),
+});
+
+/** A marketing offer stack; its total value and savings are computed from the components. */
+export const offerSchema = z.strictObject({
+  heading: z.string().min(1),
+  components: z
+    .array(
+      z.strictObject({
+        name: z.string().min(1),
+        description: z.string().optional(),
+        /** One-time value in whole cents. */
+        valueCents: cents.optional(),
+        /** Recurring value per month in whole cents. */
+        monthlyValueCents: cents.optional(),
+      }),
+    )
+    .min(1),
+  /** One-time price in whole cents. */
+  priceCents: cents,
+  /** Recurring price per month in whole cents, if any. */
+  monthlyPriceCents: cents.optional(),
+  cta: cta,
+});
+export type Offer = z.infer<typeof offerSchema>;
+
+/** A bar chart: labelled percentages. */
+export const chartSchema = z.strictObject({
+  title: z.string().min(1),
+  /** Where the numbers come from, shown under the chart. */
+  source: z.string().min(1),
+  bars: z.array(z.strictObject({ label: z.string().min(1), percent: z.number().min(0).max(100) })).min(1),
 });

@@ -1,5 +1,6 @@
-import { useCallback, useEffect, useId, useRef, useState, useSyncExternalStore } from "react";
+import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { dotIndex, nextIndex, previousIndex } from "../../lib/carousel";
+import { usePrefersReducedMotion } from "../../lib/useReducedMotion";
 
 export interface Quote {
   quote: string;
@@ -15,23 +16,6 @@ interface Props {
   intervalMs?: number;
   /** Show previous and next buttons as well as the dots. */
   arrows?: boolean;
-}
-
-const REDUCED_MOTION = "(prefers-reduced-motion: reduce)";
-
-function subscribeReducedMotion(onChange: () => void) {
-  const query = window.matchMedia(REDUCED_MOTION);
-  query.addEventListener("change", onChange);
-  return () => query.removeEventListener("change", onChange);
-}
-
-/** Follows the visitor's motion preference; the server renders as if motion were allowed. */
-function usePrefersReducedMotion(): boolean {
-  return useSyncExternalStore(
-    subscribeReducedMotion,
-    () => window.matchMedia(REDUCED_MOTION).matches,
-    () => false,
-  );
 }
 
 /**

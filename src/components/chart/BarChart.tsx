@@ -1,0 +1,77 @@
+import { useEffect, useRef, useState } from "react";
+import { usePrefersReducedMotion } from "../../lib/useReducedMotion";
+
+interface Props {
+  title: string;
+  source: string;
+  bars: { label: string; percent: number }[];
+  /** Share of the chart that must be visible before it animates (spec §9: 0.3). */
+  threshold?: number;
+}
+
+/** "final": values shown as they are; "waiting": bars empty until in view; "animating": growing to their values. */
+type Phase = "final" | "waiting" | "animating";
+
+/**
+ * A horizontal bar chart that grows its bars once, when 30% of it scrolls into view. The server
+ * renders the final values, which is also what visitors without JavaScript or who prefer
+ * reduced motion see; a chart already on screen when the page loads does not animate.
+ */
+export default function BarChart({ title, source, bars, threshold = 0.3 }: Props) {
+  const [phase, setPhase] = useState<Phase>("final");
+  const reducedMotion = usePrefersReducedMotion();
+  const root = useRef<HTMLElement>(null);
+
+  useEffect(() => {
+    const element = root.current;
+    if (reducedMotion || !element) return;
+    let first = true;
+    const observer = new IntersectionObserver(
+      ([entry]) => {
+        const inView = (entry?.intersectionRatio ?? 0) >= threshold;
+        if (first) {
+          first = false;
+          if (inView) observer.disconnect();
+          else setPhase("waiting");
+          return;
+        }
+        if (inView) {
+          setPhase("animating");
+          observer.disconnect();
+        }
+      },
+      { threshold: [0, threshold] },
+    );
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [reducedMotion, threshold]);
+
+  const max = Math.max(...bars.map((b) => b.percent), 1);
+  return (
+    <figure ref={root} data-phase={phase} className="rounded-2xl border border-white/10 bg-panel p-6 sm:p-8">
+      <figcaption className="text-lg font-semibold text-white">{title}</figcaption>
+      <ol className="mt-6 space-y-5">
+        {bars.map((bar, i) => (
+          <li key={bar.label}>
+            <div className="flex items-baseline justify-between gap-4 text-sm">
+              <span className="text-slate-200">{bar.label}</span>
+              <span className="font-semibold text-white">{bar.percent}%</span>
+            </div>
+            <div className="mt-2 h-3 overflow-hidden rounded-full bg-white/10" aria-hidden="true">
+              <div
+                className={`h-full rounded-full bg-gradient-to-r from-orange-500 to-rose-500 ${
+                  phase === "animating" ? "transition-[width] duration-1000 ease-out" : ""
+                }`}
+                style={{
+                  width: phase === "waiting" ? "0%" : `${(bar.percent / max) * 100}%`,
+                  transitionDelay: phase === "animating" ? `${i * 120}ms` : undefined,
+                }}
+              />
+            </div>
+          </li>
+        ))}
+      </ol>
+      <p className="mt-6 text-xs text-slate-400">{source}</p>
+    </figure>
+  );
+}
