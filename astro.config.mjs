@@ -13,8 +13,8 @@ export default defineConfig({
   output: "static",
   trailingSlash: "never",
   build: { format: "file", inlineStylesheets: "always" },
-  // /programs/ai-advisor is an alias of /programs (its canonical URL), so it stays out of the sitemap.
-  integrations: [react(), mdx(), sitemap({ exclude: ["/programs/ai-advisor"] })],
+  // Aliases the spec routes to another page (their canonical URL) stay out of the sitemap.
+  integrations: [react(), mdx(), sitemap({ exclude: ["/programs/ai-advisor", "/advisor-os/details"] })],
   env: {
     schema: {
       PUBLIC_SUPABASE_URL: envField.string({

@@ -50,8 +50,8 @@ export const siteSchema = z.strictObject({
     bookingWidgetUrl: z.union([z.literal(""), z.url()]),
     /** URL of the booking widget's embed script. */
     bookingScriptUrl: z.union([z.literal(""), z.url()]),
-    /** Wistia media id of the hosted video on the OS sales page. */
-    wistiaOsMediaId: z.string(),
+    /** Wistia media id of the hosted video on the OS sales page; empty shows its poster only. */
+    wistiaOsMediaId: z.string().regex(/^[a-z0-9]*$/, "must be a Wistia media id (lowercase letters and digits)"),
   }),
   /** The "What to Expect" steps of the consultation pages (spec: 30-minute call, custom strategy, next steps). */
   whatToExpect: z.array(z.strictObject({ title: z.string().min(1), description: z.string().min(20) })).min(1),

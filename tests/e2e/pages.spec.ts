@@ -158,3 +158,18 @@ test.describe("home page", () => {
     expect(shifts).toBeLessThanOrEqual(0.01);
   });
 });
+
+test("every call to action on every page reaches a consultation page", async ({ page, request }) => {
+  const LEAD_PAGES = ["/get-started-ai", "/get-started-os", "/get-started-mindset", "/get-started", "/apply"];
+  let seen = 0;
+  for (const path of await sitemapPaths(request)) {
+    await page.goto(path);
+    const ctas = page.getByRole("link", { name: /^(YES! I Want To|Apply|Book Your Free Strategy Call)/ });
+    for (const href of await ctas.evaluateAll((links) => links.map((a) => a.getAttribute("href")))) {
+      expect(LEAD_PAGES, `${path} links a call to action to ${href}`).toContain(href);
+      seen++;
+    }
+  }
+  expect(seen).toBeGreaterThan(15);
+  for (const path of LEAD_PAGES) expect((await request.get(path)).status(), path).toBe(200);
+});

@@ -4,8 +4,6 @@
  * Delete an entry when its page lands: `pending routes still answer 404` fails until you do.
  */
 export const PENDING_ROUTES = [
-  "/advisor-os",
-  "/advisor-os/details",
   "/checkout/AI_ACCELERATOR",
   "/checkout/OS_ACCELERATOR",
   "/checkout/GROWTH_MINDSET",
