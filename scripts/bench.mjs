@@ -2,7 +2,7 @@
 // islands, and Lighthouse mobile scores, checked against the budgets in DESIGN.md.
 //   --no-build        analyse the existing dist/
 //   --no-lighthouse   sizes only
-//   --pages /,/dmca   pages for Lighthouse (default: /)
+//   --pages /,/dmca   pages for Lighthouse (default: every marketing page)
 //   --runs 3          Lighthouse runs per page (the median is reported)
 //   --no-fail         exit 0 even when a budget fails
 import { execFileSync } from "node:child_process";
@@ -18,7 +18,7 @@ const { values } = parseArgs({
     "no-build": { type: "boolean", default: false },
     lighthouse: { type: "boolean", default: true },
     "no-lighthouse": { type: "boolean", default: false },
-    pages: { type: "string", default: "/" },
+    pages: { type: "string", default: "all" },
     runs: { type: "string", default: "3" },
     "no-fail": { type: "boolean", default: false },
   },
@@ -76,7 +76,14 @@ console.table(
 
 let lighthouse = [];
 if (values.lighthouse && !values["no-lighthouse"]) {
-  const lhPages = values.pages
+  const lhPages = (
+    values.pages === "all"
+      ? pages
+          .filter((p) => p.marketing && p.path !== "/404")
+          .map((p) => p.path)
+          .join(",")
+      : values.pages
+  )
     .split(",")
     .map((p) => p.trim())
     .filter(Boolean);
