@@ -16,7 +16,7 @@ export default tseslint.config(
     rules: reactHooks.configs.recommended.rules,
   },
   {
-    files: ["scripts/**/*.mjs", "src/integrations/**/*.mjs", "*.config.*", "tests/**/*.ts"],
+    files: ["scripts/**/*.mjs", "src/integrations/**/*.mjs", "*.config.*", "tests/**/*.ts", "tests/**/*.mjs"],
     languageOptions: { globals: { ...globals.node } },
   },
   {

@@ -30,10 +30,19 @@ export default defineConfig({
     },
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
-  webServer: {
-    command: `node scripts/serve.mjs --port ${port}`,
-    url: `http://localhost:${port}/`,
-    reuseExistingServer: !process.env.CI,
-    timeout: 20_000,
-  },
+  webServer: [
+    {
+      command: `node scripts/serve.mjs --port ${port}`,
+      url: `http://localhost:${port}/`,
+      reuseExistingServer: !process.env.CI,
+      timeout: 20_000,
+    },
+    {
+      // The same site with every third-party embed configured (tests/e2e/embeds.spec.ts).
+      command: `node tests/e2e/fixture-site.mjs --port ${port - 1}`,
+      url: `http://localhost:${port - 1}/`,
+      reuseExistingServer: !process.env.CI,
+      timeout: 120_000,
+    },
+  ],
 });
