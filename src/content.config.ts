@@ -33,7 +33,10 @@ export const collections = {
   leadPages: defineCollection({ loader: file("./content/lead-pages.yaml"), schema: leadPageSchema }),
   programPages: defineCollection({ loader: yaml("program-pages"), schema: programPageSchema }),
   successMetrics: defineCollection({ loader: file("./content/success-metrics.yaml"), schema: statSchema }),
-  pages: defineCollection({ loader: yaml("pages"), schema: pageCopySchema }),
+  pages: defineCollection({
+    loader: glob({ base: "./content/pages", pattern: "*.{yaml,mdx}" }),
+    schema: pageCopySchema,
+  }),
   offers: defineCollection({ loader: file("./content/offers.yaml"), schema: offerSchema }),
   charts: defineCollection({ loader: file("./content/charts.yaml"), schema: chartSchema }),
   legal: defineCollection({ loader: glob({ base: "./content/legal", pattern: "*.md" }), schema: legalSchema }),

@@ -43,7 +43,10 @@ export async function getCurriculum(programId: string) {
   return curriculum.data.items;
 }
 
-/** Copy of a composed page from content/pages/<id>.yaml; `section(key)` fails the build on a missing key. */
+/**
+ * Copy of a composed page from content/pages/<id>.yaml or .mdx (whose body is the page's long-form
+ * story); `section(key)` fails the build on a missing key.
+ */
 export async function getPageCopy(id: string) {
   const entry = await getEntry("pages", id);
   if (!entry) throw new Error(`content/pages/${id}.yaml is missing`);
@@ -53,7 +56,7 @@ export async function getPageCopy(id: string) {
     if (!found) throw new Error(`content/pages/${id}.yaml: sections.${key} is missing`);
     return found;
   };
-  return { ...copy, section };
+  return { ...copy, section, entry };
 }
 
 export async function getOffer(id: string) {

@@ -173,3 +173,16 @@ test("every call to action on every page reaches a consultation page", async ({ 
   expect(seen).toBeGreaterThan(15);
   for (const path of LEAD_PAGES) expect((await request.get(path)).status(), path).toBe(200);
 });
+
+test("the sales pages carry their long-form story, written in MDX", async ({ page }) => {
+  for (const [path, heading, emphasis] of [
+    ["/transformation", "Why we built the Accelerator", "It comes from the system around the plan."],
+    ["/mindset", "A note to the advisor who knows they could do more", "Top producers have simply learned"],
+    ["/advisor-os", "The day your firm stopped depending on you", "It takes writing down how your firm works"],
+  ] as const) {
+    await page.goto(path);
+    const story = page.locator("section", { has: page.getByRole("heading", { level: 2, name: heading }) });
+    expect(await story.getByRole("paragraph").count(), path).toBeGreaterThanOrEqual(3);
+    await expect(story.locator("strong"), path).toContainText(emphasis);
+  }
+});
