@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
 
 const root = join(import.meta.dirname, "..");
 export const MIGRATIONS_DIR = join(root, "supabase/migrations");
@@ -32,6 +33,44 @@ export async function openPglite(dataDir?: string): Promise<Database> {
     transaction: (work) => db.transaction((tx) => work(tx as unknown as Sql)),
     close: () => db.close(),
   };
+}
+
+/** Opens a PostgreSQL server by URL (DATABASE_URL), with the same shape as PGlite. */
+export async function openPostgres(url: string): Promise<Database> {
+  // bigint (int8) as a number, as PGlite and PostgREST's JSON give it: amounts in cents fit.
+  const types = {
+    getTypeParser: ((oid: number, format?: "text" | "binary") =>
+      oid === 20 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  };
+  const pool = new pg.Pool({ connectionString: url, max: 8, types });
+  await pool.query("select 1");
+  const run = (client: pg.Pool | pg.PoolClient): Sql => ({
+    query: (text, params) => client.query(text, params as unknown[]) as never,
+    exec: (text) => client.query(text),
+  });
+  return {
+    ...run(pool),
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query("begin");
+        const result = await work(run(client));
+        await client.query("commit");
+        return result;
+      } catch (error) {
+        await client.query("rollback");
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** PostgreSQL when DATABASE_URL is set, otherwise PGlite in `dataDir` (or in memory). */
+export function openDatabase(options: { url?: string; dataDir?: string } = {}): Promise<Database> {
+  return options.url ? openPostgres(options.url) : openPglite(options.dataDir);
 }
 
 /** Applies the platform stand-ins, then every migration not applied yet. Returns the ones applied now. */
