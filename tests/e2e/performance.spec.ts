@@ -1,24 +1,27 @@
-import { expect, test } from "@playwright/test";
+import { expect, type Response, test } from "@playwright/test";
 
 test("marketing pages load no supabase-js and no React until an island needs it", async ({ page }) => {
-  const scripts: { url: string; body: string }[] = [];
-  page.on("response", async (response) => {
-    if (response.request().resourceType() === "script")
-      scripts.push({ url: response.url(), body: await response.text() });
+  const responses: Response[] = [];
+  page.on("response", (response) => {
+    if (response.request().resourceType() === "script") responses.push(response);
   });
+  // Bodies are read in the test, after the page settles, so none is read after it ends.
+  const scripts = () => Promise.all(responses.map(async (r) => ({ url: r.url(), body: await r.text() })));
+
   await page.goto("/", { waitUntil: "networkidle" });
   const inline = await page.locator("script:not([src])").allTextContents();
-  for (const { url, body } of scripts) {
+  for (const body of inline) expect(body).not.toMatch(/GoTrueClient|@supabase/);
+  for (const { url, body } of await scripts()) {
     expect(url).not.toMatch(/supabase/i);
     expect(body).not.toMatch(/supabase|GoTrueClient/i);
   }
-  for (const body of inline) expect(body).not.toMatch(/GoTrueClient|@supabase/);
   // Nothing hydrates above the fold: React arrives with the carousel, when it is scrolled to.
-  expect(scripts.map((s) => s.url).filter((u) => /client\.|react\./.test(u))).toEqual([]);
+  expect(responses.map((r) => r.url()).filter((u) => /client\.|react\./.test(u))).toEqual([]);
 
   await page.getByRole("region", { name: "What industry leaders say" }).scrollIntoViewIfNeeded();
-  await expect.poll(() => scripts.some((s) => /client\./.test(s.url))).toBe(true);
-  for (const { body } of scripts) expect(body).not.toMatch(/GoTrueClient/);
+  await expect.poll(() => responses.some((r) => /client\./.test(r.url()))).toBe(true);
+  await page.waitForLoadState("networkidle");
+  for (const { body } of await scripts()) expect(body).not.toMatch(/GoTrueClient/);
 });
 
 test("the endorsement strip scrolls, and stops for visitors who prefer reduced motion", async ({ page }) => {
