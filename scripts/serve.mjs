@@ -102,6 +102,14 @@ if (isMain) {
     },
   });
   const server = createServer(staticHandler(values.dir));
+  server.on("error", (error) => {
+    if (error.code === "EADDRINUSE") {
+      console.error(`Port ${values.port} is already in use. Stop the other server, or run with PORT=<free port>.`);
+    } else {
+      console.error(`Could not start the server: ${error.message}`);
+    }
+    process.exit(1);
+  });
   server.listen(Number(values.port), () => {
     console.log(`Site: http://localhost:${values.port}`);
   });

@@ -88,3 +88,22 @@ describe("static server", () => {
     expect((await fetch(base, { method: "POST" })).status).toBe(405);
   });
 });
+
+describe("serve.mjs as a command", () => {
+  it("says which port is taken instead of crashing with a stack trace", async () => {
+    const { execFile } = await import("node:child_process");
+    const port = (server.address() as AddressInfo).port;
+    const script = join(import.meta.dirname, "../../scripts/serve.mjs");
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [script, "--port", String(port), "--dir", dir],
+        { timeout: 10_000 },
+        (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+      );
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`Port ${port} is already in use`);
+    expect(result.stderr).not.toContain("at Server.");
+  });
+});
