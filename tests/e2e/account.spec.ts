@@ -39,6 +39,35 @@ test.describe("account button", () => {
     await context.close();
   });
 
+  test("shows the ellipsis until the account button's script runs, then Login", async ({ page }) => {
+    // Hold back every script the page could load: bundled files under /_astro/ are not answered, and
+    // custom elements inlined in the page are not defined, until the loading state has been seen.
+    const held: import("@playwright/test").Route[] = [];
+    await page.route(/\/_astro\/.*\.m?js(\?.*)?$/, (route) => void held.push(route));
+    await page.addInitScript(() => {
+      const pending: (() => void)[] = [];
+      const define = customElements.define.bind(customElements);
+      customElements.define = (...args: Parameters<typeof define>) => void pending.push(() => define(...args));
+      (window as { releaseScripts?: () => void }).releaseScripts = () => {
+        customElements.define = define;
+        for (const run of pending.splice(0)) run();
+      };
+    });
+    await page.goto("/", { waitUntil: "domcontentloaded" });
+    const banner = page.getByRole("banner");
+    const loading = banner.getByRole("status", { name: "Loading account" });
+    await expect(loading).toBeVisible();
+    await expect(loading).toHaveText("…");
+    await expect(banner.getByRole("link", { name: "Login", exact: true })).toHaveCount(0);
+    await expect(banner.getByRole("link", { name: "Portal", exact: true })).toHaveCount(0);
+
+    await page.unroute(/\/_astro\//);
+    for (const route of held.splice(0)) await route.continue();
+    await page.evaluate(() => (window as { releaseScripts?: () => void }).releaseScripts!());
+    await expect(banner.getByRole("link", { name: "Login", exact: true })).toHaveAttribute("href", "/login");
+    await expect(loading).toBeHidden();
+  });
+
   test("follows sign-in and sign-out in another tab without a reload", async ({ context }) => {
     const page = await context.newPage();
     await page.goto("/");

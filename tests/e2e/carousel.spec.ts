@@ -10,8 +10,13 @@ async function openCarousel(page: Page) {
   // Hydrated once a dot answers a click.
   await expect(async () => {
     await carousel.getByRole("button", { name: "Show quote 2" }).click();
-    await expect(carousel.getByRole("button", { name: "Show quote 2" })).toHaveAttribute("aria-current", "true");
-  }).toPass();
+    await expect(carousel.getByRole("button", { name: "Show quote 2" })).toHaveAttribute("aria-current", "true", {
+      timeout: 300,
+    });
+  }).toPass({ intervals: [100] });
+  // Freeze the page's time (focus and hover keep it from rotating meanwhile): from here only runFor
+  // moves it, so a slow machine cannot make the 8000 ms interval look shorter.
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 5_000);
   await carousel.getByRole("button", { name: "Show quote 1" }).click();
   await page.mouse.move(0, 0);
   await page.locator("body").evaluate(() => (document.activeElement as HTMLElement | null)?.blur());

@@ -1,15 +1,29 @@
 import { expect, test } from "@playwright/test";
 
+/** The header's computed look, colours converted to sRGB 0-255 with alpha 0-1 whatever syntax (oklab, rgb) Chromium reports. */
 const style = (locator: import("@playwright/test").Locator) =>
   locator.evaluate((el) => {
+    const context = document.createElement("canvas").getContext("2d", { willReadFrequently: true })!;
+    const rgba = (color: string) => {
+      context.clearRect(0, 0, 1, 1);
+      context.fillStyle = color;
+      context.fillRect(0, 0, 1, 1);
+      const [r, g, b, a] = context.getImageData(0, 0, 1, 1).data;
+      return { r: r!, g: g!, b: b!, a: a! / 255 };
+    };
     const s = getComputedStyle(el);
-    return { background: s.backgroundColor, border: s.borderBottomColor, blur: s.backdropFilter };
+    return {
+      background: rgba(s.backgroundColor),
+      border: s.borderBottomStyle === "none" ? rgba("transparent") : rgba(s.borderBottomColor),
+      borderWidth: parseFloat(s.borderBottomWidth),
+      blur: s.backdropFilter,
+    };
   });
 
-/** Alpha of an rgb()/rgba()/color() value; 1 when opaque. */
-const alpha = (color: string) => {
-  const parts = color.match(/[\d.]+/g)!.map(Number);
-  return color.startsWith("rgba") || color.includes("/") ? parts[parts.length - 1]! : 1;
+/** WCAG relative luminance of an sRGB colour, 0 (black) to 1 (white). */
+const luminance = ({ r, g, b }: { r: number; g: number; b: number }) => {
+  const linear = (c: number) => (c / 255 <= 0.04045 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4);
+  return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
 };
 
 test.describe("header", () => {
@@ -18,19 +32,23 @@ test.describe("header", () => {
     const header = page.getByRole("banner");
     await expect(header).toBeVisible();
     const top = await style(header);
-    expect(alpha(top.background)).toBe(0);
-    expect(alpha(top.border)).toBe(0);
+    expect(top.background.a).toBe(0);
+    expect(top.border.a).toBe(0);
     expect(top.blur).toBe("none");
 
     await page.evaluate(() => window.scrollTo(0, 10));
-    await expect.poll(async () => (await style(header)).blur).toContain("blur(");
-    // The colours transition over 300 ms; wait for them to settle however slow the machine is.
-    await expect.poll(async () => alpha((await style(header)).border)).toBeGreaterThan(0);
-    await expect.poll(async () => alpha((await style(header)).background)).toBeGreaterThan(0.5);
-    expect(alpha((await style(header)).background)).toBeLessThan(1);
+    await expect.poll(async () => (await style(header)).blur).toMatch(/blur\(\s*[1-9]/);
+    // The colours transition over a few hundred ms; wait for them to settle however slow the machine is.
+    await expect.poll(async () => (await style(header)).border.a).toBeGreaterThan(0.05);
+    await expect.poll(async () => (await style(header)).background.a).toBeGreaterThan(0.5);
+    const scrolled = await style(header);
+    expect(scrolled.background.a, "translucent").toBeLessThan(1);
+    expect(luminance(scrolled.background), "dark").toBeLessThan(0.05);
+    expect(scrolled.borderWidth, "bottom border width").toBeGreaterThanOrEqual(1);
 
     await page.evaluate(() => window.scrollTo(0, 0));
     await expect.poll(async () => (await style(header)).blur).toBe("none");
+    await expect.poll(async () => (await style(header)).background.a).toBe(0);
   });
 
   test("has the five main links", async ({ page }) => {

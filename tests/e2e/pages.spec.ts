@@ -1,5 +1,20 @@
-import { expect, test } from "@playwright/test";
-import { PENDING_ROUTES, sitemapPaths } from "./routes";
+import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { PENDING_ROUTES, SPEC_ROUTES, sitemapPaths } from "./routes";
+
+/** The page has a title, a description, a canonical URL at `canonicalPath` and matching Open Graph tags. */
+async function expectSeoTags(page: Page, request: APIRequestContext, path: string, canonicalPath: string) {
+  expect(await page.title(), path).toMatch(/\S.{9,}/);
+  const meta = (selector: string) => page.locator(selector).first().getAttribute("content");
+  expect((await meta('meta[name="description"]'))?.length ?? 0, path).toBeGreaterThanOrEqual(50);
+  await expect(page.locator('link[rel="canonical"]'), path).toHaveCount(1);
+  const canonical = await page.locator('link[rel="canonical"]').getAttribute("href");
+  expect(new URL(canonical!).pathname, path).toBe(canonicalPath);
+  expect(await meta('meta[property="og:url"]'), path).toBe(canonical);
+  expect(await meta('meta[property="og:title"]'), path).toBe(await page.title());
+  expect(await meta('meta[property="og:description"]'), path).toBe(await meta('meta[name="description"]'));
+  const image = await meta('meta[property="og:image"]');
+  expect((await request.get(new URL(image!).pathname)).status(), path).toBe(200);
+}
 
 test.describe("every page", () => {
   test("the sitemap lists the site's pages and no 404 page", async ({ request }) => {
@@ -11,21 +26,19 @@ test.describe("every page", () => {
   });
 
   test("answers 200 with a title, description, canonical URL and Open Graph tags", async ({ page, request }) => {
-    for (const path of await sitemapPaths(request)) {
+    const paths = await sitemapPaths(request);
+    for (const path of [...new Set(["/", ...paths])]) {
       const response = await page.goto(path);
       expect(response?.status(), path).toBe(200);
-      expect(await page.title(), path).toMatch(/\S.{9,}/);
-      const meta = (selector: string) => page.locator(selector).first().getAttribute("content");
-      expect((await meta('meta[name="description"]'))?.length ?? 0, path).toBeGreaterThanOrEqual(50);
-      const canonical = await page.locator('link[rel="canonical"]').getAttribute("href");
-      expect(new URL(canonical!).pathname, path).toBe(path);
-      expect(await meta('meta[property="og:url"]'), path).toBe(canonical);
-      expect(await meta('meta[property="og:title"]'), path).toBe(await page.title());
-      expect(await meta('meta[property="og:description"]'), path).toBe(await meta('meta[name="description"]'));
-      const image = await meta('meta[property="og:image"]');
-      expect((await request.get(new URL(image!).pathname)).status(), path).toBe(200);
+      await expectSeoTags(page, request, path, path);
       await expect(page.getByRole("heading", { level: 1 }), path).toHaveCount(1);
     }
+  });
+
+  test("the 404 page has its own title, description, canonical URL and Open Graph tags", async ({ page, request }) => {
+    const response = await page.goto("/no-such-page");
+    expect(response?.status()).toBe(404);
+    await expectSeoTags(page, request, "/no-such-page", "/404");
   });
 
   test("every internal link resolves, except links to routes later issues build", async ({ page, request }) => {
@@ -55,6 +68,17 @@ test.describe("every page", () => {
     }
   });
 
+  test("every route of the spec's route table is built, or listed as pending", async ({ request }) => {
+    const missing: string[] = [];
+    for (const path of SPEC_ROUTES) {
+      if (PENDING_ROUTES.includes(path)) continue;
+      const status = (await request.get(path)).status();
+      if (status !== 200) missing.push(`${path} answers ${status}`);
+    }
+    expect(missing).toEqual([]);
+    for (const path of PENDING_ROUTES) expect(SPEC_ROUTES, `${path} is not a route of the spec`).toContain(path);
+  });
+
   test("an unknown address shows the 404 page with a way home", async ({ page }) => {
     const response = await page.goto("/no-such-page");
     expect(response?.status()).toBe(404);
@@ -72,16 +96,22 @@ test.describe("every page", () => {
 });
 
 test.describe("legal pages", () => {
-  for (const [path, heading] of [
-    ["/privacy-policy", "Privacy Policy"],
-    ["/terms-of-service", "Terms of Service"],
-    ["/dmca", "DMCA Policy"],
+  for (const [path, heading, footerLink] of [
+    ["/privacy-policy", "Privacy Policy", "Privacy Policy"],
+    ["/terms-of-service", "Terms of Service", "Terms of Service"],
+    ["/dmca", "DMCA Policy", "DMCA"],
   ] as const) {
     test(`${path} renders its Markdown and the footer links to it`, async ({ page }) => {
       await page.goto(path);
       await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
-      expect(await page.getByRole("main").getByRole("heading", { level: 2 }).count()).toBeGreaterThan(2);
-      await expect(page.getByRole("contentinfo").locator(`a[href="${path}"]`)).toBeVisible();
+      const main = page.getByRole("main");
+      expect(await main.getByRole("heading", { level: 2 }).count()).toBeGreaterThan(2);
+      expect(await main.getByRole("paragraph").count()).toBeGreaterThan(2);
+      // Rendered, not shown as source: no Markdown syntax left in the text.
+      expect(await main.innerText()).not.toMatch(/^#{1,6} |\*\*\S|\]\(/m);
+      const link = page.getByRole("contentinfo").getByRole("link", { name: footerLink, exact: true });
+      await expect(link).toBeVisible();
+      await expect(link).toHaveAttribute("href", path);
     });
   }
 
