@@ -1,12 +1,30 @@
 // Static analysis of the built site: per page, the HTML it sends and the JavaScript it loads.
+// Pure functions over files in dist/ (no browser): the numbers are what a visitor downloads,
+// gzip level 9 per file, which is close to what the CDN serves.
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { gzipSync } from "node:zlib";
+import { initSync, parse as parseModule } from "es-module-lexer";
 
-/** Paths that are allowed to load supabase-js (they act on the session); all others are marketing pages. */
+initSync();
+
+/** Path prefixes of the app pages, which may load supabase-js; every other page is a marketing page. */
 export const APP_PREFIXES = ["/login", "/forgot-password", "/reset-password", "/checkout", "/portal"];
 
-export const gzipSize = (text) => gzipSync(text, { level: 9 }).length;
+/** Client directives whose island loads with the page; the others wait (visible, media, custom ones). */
+export const EAGER_DIRECTIVES = new Set(["load", "idle", "only"]);
+
+/**
+ * supabase-js code, as it survives minification: its package names in error messages, the
+ * auth client's name in its debug log, its storage key. A Supabase *URL* in a config value is
+ * not code, so a bare "supabase" only counts as a mention (reported, not failed).
+ */
+export const SUPABASE_CODE = /@supabase\/|supabase-js|GoTrueClient|supabase\.auth\.token/i;
+export const SUPABASE_MENTION = /supabase/i;
+/** Stripe.js, which DESIGN.md also keeps off marketing pages. */
+export const STRIPE_CODE = /js\.stripe\.com|@stripe\/stripe-js/i;
+
+export const gzipSize = (data) => gzipSync(data, { level: 9 }).length;
 
 export function isMarketing(path) {
   return !APP_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
@@ -14,118 +32,292 @@ export function isMarketing(path) {
 
 /** `dist/advisor-os/details.html` -> `/advisor-os/details`, `dist/index.html` -> `/`. */
 export function pagePath(dist, file) {
-  const rel = relative(dist, file).replaceAll("\\", "/").replace(/\.html$/, "");
+  const rel = relative(dist, file).split(sep).join("/").replace(/\.html$/, "");
   if (rel === "index") return "/";
   return `/${rel.replace(/\/index$/, "")}`;
 }
 
+/** Every .html file under dir, except in _astro/ (assets). */
 export function htmlFiles(dir) {
-  return readdirSync(dir).flatMap((name) => {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) return name === "_astro" ? [] : htmlFiles(full);
-    return name.endsWith(".html") ? [full] : [];
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const full = join(dir, name);
+      if (statSync(full).isDirectory()) return name === "_astro" ? [] : htmlFiles(full);
+      return name.endsWith(".html") ? [full] : [];
+    });
+}
+
+const ENTITIES = { amp: "&", quot: '"', apos: "'", lt: "<", gt: ">" };
+const decodeEntities = (value) =>
+  value.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (match, code) => {
+    if (code[0] === "#")
+      return String.fromCodePoint(code[1] === "x" || code[1] === "X" ? parseInt(code.slice(2), 16) : Number(code.slice(1)));
+    return ENTITIES[code.toLowerCase()] ?? match;
   });
-}
 
-const attr = (tag, name) => tag.match(new RegExp(`\\s${name}="([^"]*)"`))?.[1];
-
-/** Static imports of a JS file, resolved to files under dist (dynamic import() is left out: it is lazy). */
-export function staticImports(code, fromFile, dist) {
-  const found = new Set();
-  const re = /(?:^|[;\s}])(?:import|export)\s*(?:[\w*${}\s,]+?\s*from\s*)?["']([^"']+\.m?js)["']/g;
-  for (const [, spec] of code.matchAll(re)) {
-    const target = spec.startsWith("/") ? join(dist, spec) : resolve(fromFile, "..", spec);
-    found.add(target);
+/** Attributes of a start tag's inside (`src="/a.js" defer`): names lower-cased, bare ones as "". */
+export function parseAttributes(text) {
+  const attrs = {};
+  for (const [, name, dq, sq, bare] of text.matchAll(/([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g)) {
+    const key = name.toLowerCase();
+    if (!(key in attrs)) attrs[key] = decodeEntities(dq ?? sq ?? bare ?? "");
   }
-  return [...found];
+  return attrs;
 }
 
-/** Every JS file a set of entry files pulls in through static imports, each once. */
-export function closure(entries, dist) {
+// A start tag whose quoted attribute values may contain ">".
+const TAG_BODY = String.raw`((?:[^>"']|"[^"]*"|'[^']*')*)`;
+const JS_TYPES = new Set(["", "module", "text/javascript", "application/javascript", "text/ecmascript", "application/ecmascript"]);
+const isJsType = (type) => JS_TYPES.has((type ?? "").trim().toLowerCase());
+
+/**
+ * What a page asks the browser to run: scripts (inline or not, in the head or not),
+ * preloaded scripts, islands, and stylesheets that block rendering.
+ */
+export function parseHtml(html) {
+  const doc = html.replace(/<!--[\s\S]*?-->/g, (comment) => " ".repeat(comment.length));
+  const headEnd = (() => {
+    const close = doc.search(/<\/head\s*>/i);
+    if (close >= 0) return close;
+    const body = doc.search(/<body\b/i);
+    return body >= 0 ? body : doc.length;
+  })();
+
+  const scripts = [];
+  for (const match of doc.matchAll(new RegExp(String.raw`<script\b${TAG_BODY}>([\s\S]*?)<\/script\s*>`, "gi"))) {
+    const attrs = parseAttributes(match[1]);
+    if (!isJsType(attrs.type)) continue; // JSON-LD, import maps, speculation rules, partytown...
+    scripts.push({
+      src: "src" in attrs ? attrs.src : null,
+      module: (attrs.type ?? "").trim().toLowerCase() === "module",
+      async: "async" in attrs,
+      defer: "defer" in attrs,
+      inHead: match.index < headEnd,
+      body: "src" in attrs ? "" : match[2],
+    });
+  }
+
+  const links = [...doc.matchAll(new RegExp(String.raw`<link\b${TAG_BODY}>`, "gi"))].map((match) => ({
+    attrs: parseAttributes(match[1]),
+    inHead: match.index < headEnd,
+  }));
+  const rels = (link) => (link.attrs.rel ?? "").toLowerCase().split(/\s+/);
+  // <link rel=modulepreload>, and <link rel=preload as=script>: fetched with the page.
+  const preloads = links
+    .filter((l) => l.attrs.href)
+    .filter((l) => rels(l).includes("modulepreload") || (rels(l).includes("preload") && l.attrs.as === "script"))
+    .map((l) => l.attrs.href);
+  const blockingStylesheets = links
+    .filter((l) => l.inHead && rels(l).includes("stylesheet") && l.attrs.href)
+    .filter((l) => !l.attrs.media || /^\s*(all|screen)\s*$/i.test(l.attrs.media))
+    .filter((l) => !("disabled" in l.attrs))
+    .map((l) => l.attrs.href);
+
+  const islands = [...doc.matchAll(new RegExp(String.raw`<astro-island\b${TAG_BODY}>`, "gi"))].map((match) => {
+    const attrs = parseAttributes(match[1]);
+    return {
+      client: attrs.client || "?",
+      componentUrl: attrs["component-url"] ?? null,
+      rendererUrl: attrs["renderer-url"] ?? null,
+      beforeHydrationUrl: attrs["before-hydration-url"] || null,
+    };
+  });
+
+  return { scripts, preloads, islands, blockingStylesheets };
+}
+
+/** A classic script with src in <head>, without async or defer, holds up the first paint. */
+export const isRenderBlocking = (script) => script.inHead && script.src !== null && !script.module && !script.async && !script.defer;
+
+/** Static import specifiers of a module (`import x from`, `import "..."`, `export * from`); not `import()`. */
+export function staticImports(code) {
+  try {
+    const [imports] = parseModule(code);
+    // t: 1 static, 4 static source phase, 6 static defer phase; dynamic import() loads later.
+    return [...new Set(imports.filter((i) => [1, 4, 6].includes(i.t) && i.n).map((i) => i.n))];
+  } catch {
+    // Not parseable as a module (a classic script): fall back to a pattern for minified output.
+    const re = /(?:^|[;\s})])(?:import|export)\s*(?:[\w*${}\s,]+?\s*from\s*)?["']([^"']+)["']/g;
+    return [...new Set([...code.matchAll(re)].map((m) => m[1]))];
+  }
+}
+
+/**
+ * Maps a URL found in a page or module to a file under dist. Returns { file } or
+ * { external } (another origin, a data: URL) or { unresolved } (a bare specifier).
+ */
+export function resolveUrl(dist, url, fromFile) {
+  const clean = url.trim().replace(/[?#].*$/, "");
+  if (/^[a-z][a-z\d+.-]*:/i.test(clean) || clean.startsWith("//")) return { external: url };
+  let path;
+  try {
+    path = decodeURIComponent(clean);
+  } catch {
+    path = clean;
+  }
+  let file;
+  if (path.startsWith("/")) file = join(dist, path);
+  else if (path.startsWith("./") || path.startsWith("../") || fromFile.endsWith(".html")) file = resolve(dirname(fromFile), path);
+  else return { unresolved: url };
+  const root = resolve(dist);
+  if (file !== root && !file.startsWith(root + sep)) return { external: url };
+  return { file };
+}
+
+/** Reads, measures and lexes each JS file once, whatever number of pages load it. */
+export class FileCache {
+  #files = new Map();
+  constructor(dist) {
+    this.dist = resolve(dist);
+  }
+  get(file) {
+    let entry = this.#files.get(file);
+    if (!entry) {
+      let buffer = null;
+      try {
+        buffer = readFileSync(file);
+      } catch {
+        // A URL the page names but the build did not write: reported as missing.
+      }
+      const text = buffer ? buffer.toString("utf8") : "";
+      entry = {
+        file,
+        path: `/${relative(this.dist, file).split(sep).join("/")}`,
+        missing: !buffer,
+        raw: buffer ? buffer.length : 0,
+        gzip: buffer ? gzipSize(buffer) : 0,
+        imports: buffer ? staticImports(text) : [],
+        text,
+      };
+      this.#files.set(file, entry);
+    }
+    return entry;
+  }
+  all() {
+    return [...this.#files.values()];
+  }
+}
+
+/** Every file a set of entry files pulls in through static imports, each once, in load order. */
+export function closure(entries, cache, problems = []) {
   const seen = new Set();
+  const order = [];
   const queue = [...entries];
   while (queue.length) {
     const file = queue.shift();
     if (seen.has(file)) continue;
     seen.add(file);
-    let code;
-    try {
-      code = readFileSync(file, "utf8");
-    } catch {
-      continue;
+    const entry = cache.get(file);
+    order.push(entry);
+    if (entry.missing) problems.push(`missing file ${entry.path}`);
+    for (const spec of entry.imports) {
+      const target = resolveUrl(cache.dist, spec, file);
+      if (target.file) queue.push(target.file);
+      else problems.push(`${entry.path} imports ${spec} (${target.external ? "other origin" : "unresolved"})`);
     }
-    queue.push(...staticImports(code, file, dist));
   }
-  return [...seen];
+  return order;
 }
 
-/** Directives whose JavaScript loads with the page; `visible` and `media` wait for the visitor. */
-const EAGER = new Set(["load", "idle", "only"]);
+const sum = (items, key) => items.reduce((n, item) => n + item[key], 0);
 
-export function analyzePage(dist, file) {
-  const html = readFileSync(file, "utf8");
+/** Counts of each client directive: { idle: 1, visible: 2 }. */
+export function countDirectives(islands) {
+  const counts = {};
+  for (const island of islands) counts[island.client] = (counts[island.client] ?? 0) + 1;
+  return counts;
+}
+
+/** The analysis of one built page. */
+export function analyzePage(dist, file, cache = new FileCache(dist)) {
+  const html = readFileSync(file);
+  const page = parseHtml(html.toString("utf8"));
   const path = pagePath(dist, file);
-  const head = html.slice(0, html.indexOf("</head>") + 1 || html.length);
+  const problems = [];
 
-  const inline = [...html.matchAll(/<script(?![^>]*\ssrc=)([^>]*)>([\s\S]*?)<\/script>/g)]
-    .filter(([, attrs]) => !/type="(application\/(ld\+)?json|text\/partytown)"/.test(attrs))
-    .map(([, , body]) => body);
-  const external = [...html.matchAll(/<script\b[^>]*\ssrc="([^"]+)"[^>]*>/g)].map(([tag, src]) => ({ tag, src }));
-  const preloads = [...html.matchAll(/<link\b[^>]*rel="modulepreload"[^>]*>/g)].map(([tag]) => attr(tag, "href"));
-  const islands = [...html.matchAll(/<astro-island\b[^>]*>/g)].map(([tag]) => ({
-    component: attr(tag, "component-url"),
-    renderer: attr(tag, "renderer-url"),
-    client: attr(tag, "client") ?? "?",
-  }));
-
-  const local = (src) => (src?.startsWith("/") ? join(dist, src) : null);
-  const eagerEntries = [
-    ...external.map((s) => local(s.src)),
-    ...preloads.map(local),
-    ...islands.filter((i) => EAGER.has(i.client)).flatMap((i) => [local(i.component), local(i.renderer)]),
-  ].filter(Boolean);
-  const lazyEntries = islands
-    .filter((i) => !EAGER.has(i.client))
-    .flatMap((i) => [local(i.component), local(i.renderer)])
-    .filter(Boolean);
-
-  const eagerFiles = closure(eagerEntries, dist);
-  const lazyFiles = closure(lazyEntries, dist).filter((f) => !eagerFiles.includes(f));
-  const sizeOf = (files) => {
-    const texts = files.map((f) => {
-      try {
-        return readFileSync(f, "utf8");
-      } catch {
-        return "";
-      }
-    });
-    return { raw: texts.reduce((n, t) => n + Buffer.byteLength(t), 0), gzip: texts.reduce((n, t) => n + gzipSize(t), 0), texts };
+  const toFile = (url) => {
+    if (!url) return [];
+    const target = resolveUrl(dist, url, file);
+    if (target.file) return [target.file];
+    problems.push(`${url} (${target.external ? "other origin, not counted" : "unresolved"})`);
+    return [];
   };
-  const eager = sizeOf(eagerFiles);
-  const lazy = sizeOf(lazyFiles);
-  const inlineRaw = inline.reduce((n, t) => n + Buffer.byteLength(t), 0);
-  const inlineGzip = inline.reduce((n, t) => n + (t.length ? gzipSize(t) : 0), 0);
 
-  const renderBlocking = [...head.matchAll(/<script\b[^>]*\ssrc="[^"]+"[^>]*>/g)].some(
-    ([tag]) => !/\s(async|defer)\b/.test(tag) && !/type="module"/.test(tag),
-  );
-  const supabase = [...inline, ...eager.texts, ...lazy.texts].some((t) => /supabase|GoTrueClient/i.test(t));
+  const inline = page.scripts
+    .filter((s) => s.src === null && s.body.trim())
+    .map((s, i) => {
+      const imports = s.module ? staticImports(s.body) : [];
+      return { name: `inline #${i + 1}`, module: s.module, raw: Buffer.byteLength(s.body), gzip: gzipSize(s.body), imports, text: s.body };
+    });
+  const islandFiles = (island) => [island.componentUrl, island.rendererUrl, island.beforeHydrationUrl].flatMap(toFile);
 
+  const eagerEntries = [
+    ...page.scripts.filter((s) => s.src !== null).flatMap((s) => toFile(s.src)),
+    ...inline.flatMap((s) => s.imports.flatMap(toFile)),
+    ...page.preloads.flatMap(toFile),
+    ...page.islands.filter((i) => EAGER_DIRECTIVES.has(i.client)).flatMap(islandFiles),
+  ];
+  const laterEntries = page.islands.filter((i) => !EAGER_DIRECTIVES.has(i.client)).flatMap(islandFiles);
+
+  const eager = closure(eagerEntries, cache, problems);
+  const eagerSet = new Set(eager.map((e) => e.file));
+  const later = closure(laterEntries, cache, problems).filter((e) => !eagerSet.has(e.file));
+  const files = [...eager, ...later];
+
+  const texts = [...inline.map((s) => ({ where: s.name, text: s.text })), ...files.map((f) => ({ where: f.path, text: f.text }))];
+  const supabaseCode = texts.filter((t) => SUPABASE_CODE.test(t.text)).map((t) => t.where);
+  const supabaseMentions = texts
+    .filter((t) => !SUPABASE_CODE.test(t.text) && SUPABASE_MENTION.test(t.text))
+    .map((t) => {
+      const at = t.text.search(SUPABASE_MENTION);
+      return `${t.where}: …${t.text.slice(Math.max(0, at - 30), at + 40).replace(/\s+/g, " ")}…`;
+    });
+  const stripe = texts.filter((t) => STRIPE_CODE.test(t.text)).map((t) => t.where);
+
+  const inlineSize = { raw: sum(inline, "raw"), gzip: sum(inline, "gzip") };
   return {
     path,
+    file: relative(dist, file).split(sep).join("/"),
     marketing: isMarketing(path),
-    html: { raw: Buffer.byteLength(html), gzip: gzipSize(html) },
-    jsOnLoad: { raw: inlineRaw + eager.raw, gzip: inlineGzip + eager.gzip, files: eagerFiles.map((f) => relative(dist, f)) },
-    jsDeferred: { raw: lazy.raw, gzip: lazy.gzip, files: lazyFiles.map((f) => relative(dist, f)) },
-    islands: islands.length,
-    directives: [...new Set(islands.map((i) => i.client))],
-    renderBlocking,
-    supabase,
+    html: { raw: html.length, gzip: gzipSize(html) },
+    // Everything the page references: scripts, modulepreloads, every island (any directive), transitively.
+    js: {
+      raw: inlineSize.raw + sum(files, "raw"),
+      gzip: inlineSize.gzip + sum(files, "gzip"),
+      inline: { count: inline.length, ...inlineSize },
+      files: files.map((f) => ({ path: f.path, raw: f.raw, gzip: f.gzip, when: eagerSet.has(f.file) ? "load" : "later" })),
+    },
+    // Of which loads at once (inline, scripts, modulepreloads, load/idle/only islands) ...
+    jsEager: { raw: inlineSize.raw + sum(eager, "raw"), gzip: inlineSize.gzip + sum(eager, "gzip") },
+    // ... and waits for the visitor (visible, media and custom-directive islands).
+    jsLater: { raw: sum(later, "raw"), gzip: sum(later, "gzip") },
+    islands: page.islands.length,
+    directives: countDirectives(page.islands),
+    renderBlocking: page.scripts.filter(isRenderBlocking).map((s) => s.src),
+    blockingStylesheets: page.blockingStylesheets,
+    supabase: supabaseCode.length > 0,
+    supabaseFiles: supabaseCode,
+    supabaseMentions,
+    stripe: stripe.length > 0,
+    stripeFiles: stripe,
+    problems: [...new Set(problems)],
   };
 }
 
+/** Every page under dist, sorted by path, and every JS file with the pages that load it. */
 export function analyzeSite(dist) {
-  return htmlFiles(dist)
-    .map((file) => analyzePage(dist, file))
-    .sort((a, b) => a.path.localeCompare(b.path));
+  const cache = new FileCache(dist);
+  const pages = htmlFiles(dist)
+    .map((file) => analyzePage(dist, file, cache))
+    .sort((a, b) => (a.path === "/" ? -1 : b.path === "/" ? 1 : a.path.localeCompare(b.path)));
+  const loadedBy = new Map();
+  for (const page of pages)
+    for (const f of page.js.files) loadedBy.set(f.path, [...(loadedBy.get(f.path) ?? []), page.path]);
+  const jsFiles = cache
+    .all()
+    .filter((f) => !f.missing)
+    .map((f) => ({ path: f.path, raw: f.raw, gzip: f.gzip, pages: loadedBy.get(f.path)?.length ?? 0 }))
+    .sort((a, b) => b.gzip - a.gzip);
+  return { pages, jsFiles };
 }

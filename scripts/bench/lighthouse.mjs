@@ -1,11 +1,13 @@
-// Lighthouse (mobile, its default) against the built site served as the CDN serves it: gzip on.
+// Lighthouse (mobile, its default: simulated slow 4G and 4x CPU slowdown) against the built site,
+// served as the CDN serves it (gzip, pretty URLs) by scripts/serve.mjs on a free local port.
+import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
-import { findChromium } from "../ensure-chromium.mjs";
 import { staticHandler } from "../serve.mjs";
+import { CATEGORIES, median, pickMedianRun, summarizeLhr } from "./lhr.mjs";
 
-const CHROME_FLAGS = [
+export const CHROME_FLAGS = [
   "--headless=new",
   "--no-sandbox",
   "--disable-gpu",
@@ -13,52 +15,91 @@ const CHROME_FLAGS = [
   "--disable-component-update",
   "--no-first-run",
 ];
+const DEFAULT_CHROME = "/usr/bin/chromium";
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)];
-};
+/** The browser to drive: CHROME_PATH, else Debian's Chromium. Never downloads one. */
+export function chromePath(env = process.env) {
+  const path = env.CHROME_PATH || DEFAULT_CHROME;
+  if (!existsSync(path)) throw new Error(`no browser at ${path}: install chromium or set CHROME_PATH`);
+  return path;
+}
 
-/** Runs Lighthouse `runs` times per page; reports the run with the median performance score. */
-export async function runLighthouse(dist, pages, runs) {
-  const chromePath = findChromium();
-  if (!chromePath) throw new Error("Lighthouse needs Chromium: install it or set CHROME_PATH");
+async function listen(server) {
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  return `http://127.0.0.1:${server.address().port}`;
+}
+
+/** One Lighthouse run in a fresh Chrome, killed whatever happens. */
+async function runOnce(url, chrome) {
+  const browser = await chromeLauncher.launch({ chromePath: chrome, chromeFlags: CHROME_FLAGS, logLevel: "silent" });
+  try {
+    const result = await lighthouse(url, {
+      port: browser.port,
+      output: "json",
+      logLevel: "error",
+      onlyCategories: CATEGORIES,
+      disableFullPageScreenshot: true,
+    });
+    if (!result?.lhr) throw new Error("Lighthouse returned no result");
+    return result.lhr;
+  } finally {
+    try {
+      browser.kill();
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/**
+ * Runs Lighthouse `runs` times on each page. Per page: the median performance score, and the
+ * other scores and the metrics of the median run (pickMedianRun); `error` when no run succeeded.
+ */
+export async function runLighthouse({ dist, pages, runs, log = () => {} }) {
+  const chrome = chromePath();
   const server = createServer(staticHandler(dist));
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const origin = `http://127.0.0.1:${server.address().port}`;
-  const chrome = await chromeLauncher.launch({ chromePath, chromeFlags: CHROME_FLAGS });
+  server.keepAliveTimeout = 1000;
   const results = [];
   try {
+    const origin = await listen(server);
     for (const path of pages) {
-      const reports = [];
-      for (let i = 0; i < runs; i++) {
-        const { lhr } = await lighthouse(`${origin}${path}`, {
-          port: chrome.port,
-          output: "json",
-          logLevel: "error",
-          onlyCategories: ["performance", "accessibility", "seo", "best-practices"],
-        });
-        reports.push(lhr);
+      const all = [];
+      const errors = [];
+      for (let i = 1; i <= runs; i++) {
+        const started = Date.now();
+        try {
+          const summary = summarizeLhr(await runOnce(`${origin}${path}`, chrome));
+          if (summary.runtimeError) throw new Error(summary.runtimeError);
+          all.push(summary);
+          log(
+            `  ${path} run ${i}/${runs}: performance ${summary.scores.performance}, LCP ${summary.lcpMs} ms, ` +
+              `TBT ${summary.tbtMs} ms, CLS ${summary.cls} (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+          );
+        } catch (error) {
+          errors.push(error.message);
+          log(`  ${path} run ${i}/${runs}: failed: ${error.message}`);
+        }
       }
-      const score = (lhr, id) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
-      const perfMedian = median(reports.map((r) => score(r, "performance")));
-      const chosen = reports.find((r) => score(r, "performance") === perfMedian);
+      const chosen = pickMedianRun(all);
+      if (!chosen) {
+        results.push({ path, runs: 0, error: errors[0] ?? "no run" });
+        continue;
+      }
       results.push({
         path,
-        runs,
-        performance: perfMedian,
-        accessibility: score(chosen, "accessibility"),
-        seo: score(chosen, "seo"),
-        bestPractices: score(chosen, "best-practices"),
-        fcpMs: Math.round(chosen.audits["first-contentful-paint"].numericValue),
-        lcpMs: Math.round(chosen.audits["largest-contentful-paint"].numericValue),
-        tbtMs: Math.round(chosen.audits["total-blocking-time"].numericValue),
-        cls: Number(chosen.audits["cumulative-layout-shift"].numericValue.toFixed(3)),
+        runs: all.length,
+        failedRuns: errors.length,
+        performanceRuns: all.map((r) => r.scores.performance),
+        ...chosen,
+        scores: { ...chosen.scores, performance: median(all.map((r) => r.scores.performance)) },
       });
     }
   } finally {
-    chrome.kill();
-    server.close();
+    server.closeAllConnections?.();
+    await new Promise((resolve) => server.close(() => resolve()));
   }
   return results;
 }

@@ -1,0 +1,180 @@
+// The budgets of DESIGN.md (section Budgets), checked against a bench report.
+// A hard budget FAILs the run; a soft one WARNs.
+
+export const KB = 1024;
+
+export const BUDGETS = {
+  /** Marketing pages: JavaScript on load, gzip (the React runtime plus islands, as a first step). */
+  jsGzip: 75 * KB,
+  /** The aim: what loads before the visitor scrolls or interacts. */
+  jsEagerGzipAim: 20 * KB,
+  /** Where the content allows. */
+  htmlGzip: 14 * KB,
+  lighthouse: { performance: 100, accessibility: 100, seo: 100 },
+  cls: 0.01,
+  tbtMs: 30,
+  lcpMs: 1000,
+  buildSecondsPer1000Pages: 30,
+  /** Below this many pages start-up dominates: seconds per 1,000 pages is estimated from the render time per page. */
+  buildMinPagesToJudge: 100,
+};
+
+const kb = (bytes) => `${(bytes / KB).toFixed(1)} KB`;
+
+/**
+ * One entry per budget: { id, name, status: PASS|FAIL|WARN, hard, detail, offenders }.
+ * `offenders` lists the pages (and values) that miss it; `detail` is a one-line summary.
+ * @param {{ pages: any[], lighthouse?: any, build?: any }} report
+ * @param {typeof BUDGETS} [budgets]
+ */
+export function checkBudgets({ pages, lighthouse = null, build = null }, budgets = BUDGETS) {
+  const results = [];
+  const add = (id, name, hard, offenders, detail) =>
+    results.push({
+      id,
+      name,
+      hard,
+      status: offenders.length === 0 ? "PASS" : hard ? "FAIL" : "WARN",
+      detail,
+      offenders,
+    });
+  const marketing = pages.filter((p) => p.marketing);
+  const worst = (list, value) => list.reduce((a, b) => (value(b) > value(a) ? b : a), list[0]);
+
+  if (marketing.length) {
+    const heaviest = worst(marketing, (p) => p.js.gzip);
+    add(
+      "js-gzip",
+      `JS on load <= ${kb(budgets.jsGzip)} gzip (marketing pages, every island counted)`,
+      true,
+      marketing.filter((p) => p.js.gzip > budgets.jsGzip).map((p) => `${p.path} ${kb(p.js.gzip)}`),
+      `max ${kb(heaviest.js.gzip)} on ${heaviest.path}`,
+    );
+    const eagerest = worst(marketing, (p) => p.jsEager.gzip);
+    add(
+      "js-eager-aim",
+      `JS before scroll/interaction <= ${kb(budgets.jsEagerGzipAim)} gzip (aim; load/idle islands and scripts)`,
+      false,
+      marketing.filter((p) => p.jsEager.gzip > budgets.jsEagerGzipAim).map((p) => `${p.path} ${kb(p.jsEager.gzip)}`),
+      `max ${kb(eagerest.jsEager.gzip)} on ${eagerest.path}`,
+    );
+    add(
+      "supabase",
+      "no supabase-js code on marketing pages",
+      true,
+      marketing.filter((p) => p.supabase).map((p) => `${p.path} (${p.supabaseFiles.join(", ")})`),
+      `${marketing.length} marketing page(s) checked`,
+    );
+    add(
+      "supabase-mention",
+      'no "supabase" string in marketing-page JS outside supabase-js code',
+      false,
+      marketing.filter((p) => p.supabaseMentions.length).map((p) => `${p.path}: ${p.supabaseMentions[0]}`),
+      "",
+    );
+    add(
+      "stripe",
+      "no Stripe.js on marketing pages",
+      true,
+      marketing.filter((p) => p.stripe).map((p) => `${p.path} (${p.stripeFiles.join(", ")})`),
+      "",
+    );
+    add(
+      "directives",
+      "islands hydrate on idle or visible (no client:load / client:only on marketing pages)",
+      false,
+      marketing
+        .filter((p) => p.directives.load || p.directives.only)
+        .map((p) => `${p.path} ${Object.entries(p.directives).map(([d, n]) => `${d}:${n}`).join(" ")}`),
+      "",
+    );
+  }
+  add(
+    "render-blocking",
+    "no render-blocking script",
+    true,
+    pages.filter((p) => p.renderBlocking.length).map((p) => `${p.path} (${p.renderBlocking.join(", ")})`),
+    `${pages.length} page(s) checked`,
+  );
+  add(
+    "blocking-css",
+    "critical CSS inlined (no stylesheet link in <head>)",
+    false,
+    pages.filter((p) => p.blockingStylesheets.length).map((p) => `${p.path} (${p.blockingStylesheets.join(", ")})`),
+    "",
+  );
+  if (pages.length) {
+    const biggest = worst(pages, (p) => p.html.gzip);
+    add(
+      "html-gzip",
+      `HTML <= ${kb(budgets.htmlGzip)} gzip (where the content allows)`,
+      false,
+      pages.filter((p) => p.html.gzip > budgets.htmlGzip).map((p) => `${p.path} ${kb(p.html.gzip)}`),
+      `max ${kb(biggest.html.gzip)} on ${biggest.path}`,
+    );
+  }
+  add(
+    "missing-js",
+    "every script a page names exists in dist/",
+    false,
+    pages.filter((p) => p.problems.length).map((p) => `${p.path}: ${p.problems.join("; ")}`),
+    "",
+  );
+
+  if (lighthouse) checkLighthouse(lighthouse, add, budgets);
+
+  if (build) {
+    const per = build.secondsPer1000Pages;
+    add(
+      "build",
+      `build <= ${budgets.buildSecondsPer1000Pages} s per 1,000 pages`,
+      false,
+      per > budgets.buildSecondsPer1000Pages ? [`${per} s per 1,000 pages${build.estimated ? " (estimated)" : ""}`] : [],
+      `${build.seconds} s for ${build.pages} pages; ${per} s per 1,000 pages` +
+        (build.estimated ? " estimated from the time per rendered page" : ""),
+    );
+  }
+  return results;
+}
+
+/** "/ 100, /dmca 100" for a few pages; "max 51 ms on /transformation (19 pages)" for more. */
+function summary(rows, value, unit, which) {
+  if (rows.length <= 3) return rows.map((r) => `${r.path} ${value(r)}${unit}`).join(", ");
+  const pick = rows.reduce((a, b) => ((which === "max" ? value(b) > value(a) : value(b) < value(a)) ? b : a));
+  return `${which} ${value(pick)}${unit} on ${pick.path} (${rows.length} pages)`;
+}
+
+/** Scores and metrics of the pages Lighthouse measured; a run that could not happen fails. */
+function checkLighthouse(lighthouse, add, budgets) {
+  if (lighthouse.error) add("lighthouse", "Lighthouse ran", true, [lighthouse.error], "");
+  const rows = lighthouse.results ?? [];
+  const failed = rows.filter((r) => r.error);
+  if (failed.length)
+    add("lighthouse-runs", "Lighthouse ran on every page", true, failed.map((r) => `${r.path}: ${r.error}`), "");
+  const ok = rows.filter((r) => !r.error);
+  if (!ok.length) return; // Nothing measured, nothing to pass.
+  for (const [category, min] of Object.entries(budgets.lighthouse)) {
+    add(
+      `lighthouse-${category}`,
+      `Lighthouse ${category} >= ${min}`,
+      true,
+      ok.filter((r) => !(typeof r.scores[category] === "number" && r.scores[category] >= min)).map((r) => `${r.path} ${r.scores[category] ?? "n/a"}`),
+      summary(ok, (r) => r.scores[category], "", "min"),
+    );
+  }
+  const metric = (id, name, hard, key, limit, unit) =>
+    add(
+      id,
+      `${name} <= ${limit}${unit}`,
+      hard,
+      ok.filter((r) => !(typeof r[key] === "number" && r[key] <= limit)).map((r) => `${r.path} ${r[key]}${unit}`),
+      summary(ok, (r) => r[key], unit, "max"),
+    );
+  metric("cls", "CLS", true, "cls", budgets.cls, "");
+  metric("tbt", "TBT", false, "tbtMs", budgets.tbtMs, " ms");
+  metric("lcp", "LCP (simulated)", false, "lcpMs", budgets.lcpMs, " ms");
+}
+
+/** Exit code: 1 when a hard budget failed (unless told not to fail). */
+export const exitCode = (results, { noFail = false } = {}) =>
+  !noFail && results.some((r) => r.status === "FAIL") ? 1 : 0;

@@ -1,0 +1,110 @@
+// Plain-text tables and lines for the bench report (no colours: the output is also pasted into PRs).
+import { KB } from "./budgets.mjs";
+
+export const kb = (bytes) => (bytes / KB).toFixed(1);
+
+/**
+ * A fixed-width table. columns: [{ key, title, align?: "left"|"right" }]; rows: objects whose
+ * values are printed with String(). Numbers align right unless told otherwise.
+ */
+export function formatTable(columns, rows) {
+  const cells = rows.map((row) => columns.map((c) => (row[c.key] === undefined || row[c.key] === null ? "-" : String(row[c.key]))));
+  const widths = columns.map((c, i) => Math.max(c.title.length, ...cells.map((r) => r[i].length)));
+  const right = columns.map((c, i) => (c.align ? c.align === "right" : rows.some((row) => typeof row[c.key] === "number") || cells.every((r) => /^-?[\d.]+$|^-$/.test(r[i]))));
+  const line = (values) =>
+    values
+      .map((v, i) => (right[i] ? v.padStart(widths[i]) : v.padEnd(widths[i])))
+      .join("  ")
+      .trimEnd();
+  return [line(columns.map((c) => c.title)), widths.map((w) => "-".repeat(w)).join("  "), ...cells.map(line)].join("\n");
+}
+
+/** "idle:1 visible:2", or "-" without islands. */
+export const formatDirectives = (directives) =>
+  Object.entries(directives)
+    .map(([name, n]) => `${name}:${n}`)
+    .join(" ") || "-";
+
+export function pagesTable(pages) {
+  return formatTable(
+    [
+      { key: "path", title: "page" },
+      { key: "htmlRaw", title: "HTML KB" },
+      { key: "htmlGzip", title: "gzip" },
+      { key: "jsRaw", title: "JS KB" },
+      { key: "jsGzip", title: "gzip" },
+      { key: "eager", title: "at once gz" },
+      { key: "later", title: "on view gz" },
+      { key: "islands", title: "islands" },
+      { key: "directives", title: "directives" },
+      { key: "blocking", title: "blocking" },
+      { key: "supabase", title: "supabase" },
+    ],
+    pages.map((p) => ({
+      path: p.marketing ? p.path : `${p.path} (app)`,
+      htmlRaw: kb(p.html.raw),
+      htmlGzip: kb(p.html.gzip),
+      jsRaw: kb(p.js.raw),
+      jsGzip: kb(p.js.gzip),
+      eager: kb(p.jsEager.gzip),
+      later: kb(p.jsLater.gzip),
+      islands: p.islands,
+      directives: formatDirectives(p.directives),
+      blocking: p.renderBlocking.length ? "YES" : "no",
+      supabase: p.supabase ? "YES" : p.supabaseMentions.length ? "mention" : "no",
+    })),
+  );
+}
+
+export function jsFilesTable(jsFiles, pageCount) {
+  return formatTable(
+    [
+      { key: "path", title: "file" },
+      { key: "raw", title: "KB" },
+      { key: "gzip", title: "gzip" },
+      { key: "pages", title: "pages" },
+    ],
+    jsFiles.map((f) => ({ path: f.path, raw: kb(f.raw), gzip: kb(f.gzip), pages: `${f.pages}/${pageCount}` })),
+  );
+}
+
+export function lighthouseTable(results) {
+  return formatTable(
+    [
+      { key: "path", title: "page" },
+      { key: "performance", title: "perf" },
+      { key: "accessibility", title: "a11y" },
+      { key: "seo", title: "SEO" },
+      { key: "bestPractices", title: "best pr." },
+      { key: "fcpMs", title: "FCP ms" },
+      { key: "lcpMs", title: "LCP ms" },
+      { key: "tbtMs", title: "TBT ms" },
+      { key: "cls", title: "CLS" },
+      { key: "runs", title: "perf per run", align: "left" },
+    ],
+    results.map((r) =>
+      r.error
+        ? { path: r.path, runs: `failed: ${r.error}` }
+        : {
+            path: r.path,
+            ...r.scores,
+            fcpMs: r.fcpMs,
+            lcpMs: r.lcpMs,
+            tbtMs: r.tbtMs,
+            cls: r.cls,
+            runs: r.performanceRuns.join(" ") + (r.failedRuns ? ` (${r.failedRuns} failed)` : ""),
+          },
+    ),
+  );
+}
+
+export function budgetLines(results) {
+  return results
+    .map((r) => {
+      const head = `${r.status.padEnd(4)}  ${r.name}${r.detail ? `  [${r.detail}]` : ""}`;
+      const shown = r.offenders.slice(0, 12).map((o) => `        ${o}`);
+      if (r.offenders.length > 12) shown.push(`        … and ${r.offenders.length - 12} more`);
+      return r.status === "PASS" ? head : [head, ...shown].join("\n");
+    })
+    .join("\n");
+}
