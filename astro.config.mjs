@@ -3,7 +3,20 @@ import mdx from "@astrojs/mdx";
 import react from "@astrojs/react";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig, envField } from "astro/config";
+import { loadEnv } from "vite";
 import sitemap from "./src/integrations/sitemap.mjs";
+import { sessionStorageKey } from "./src/lib/session-key.ts";
+
+const LOCAL_ANON_KEY =
+  "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJpYXQiOjE3OTAwMDAwMDAsImV4cCI6MjEwNTAwMDAwMH0.8dErR1qbtq5HwrmCj7ks_zjq7EPPDNhPOLchmOngt_g";
+
+// The Supabase URL the browser uses, from the environment or .env as astro:env reads it; the
+// marketing pages only need the key supabase-js stores the session under, computed here.
+const supabaseUrl =
+  process.env.PUBLIC_SUPABASE_URL ||
+  loadEnv(process.env.NODE_ENV === "development" ? "development" : "production", process.cwd(), "PUBLIC_")
+    .PUBLIC_SUPABASE_URL ||
+  "http://localhost:4321";
 
 // The public origin the site is deployed at; canonical URLs and the sitemap use it.
 const site = process.env.SITE_URL || "http://localhost:4321";
@@ -22,8 +35,16 @@ export default defineConfig({
         access: "public",
         default: "http://localhost:4321",
       }),
-      PUBLIC_SUPABASE_ANON_KEY: envField.string({ context: "client", access: "public", default: "" }),
+      // Default: the local stack's anon key (local/jwt.ts), public like the Supabase CLI's demo keys.
+      PUBLIC_SUPABASE_ANON_KEY: envField.string({
+        context: "client",
+        access: "public",
+        default: LOCAL_ANON_KEY,
+      }),
     },
   },
-  vite: { plugins: [tailwindcss()] },
+  vite: {
+    plugins: [tailwindcss()],
+    define: { __SESSION_STORAGE_KEY__: JSON.stringify(sessionStorageKey(supabaseUrl)) },
+  },
 });

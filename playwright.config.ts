@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 import { findChromium } from "./scripts/ensure-chromium.mjs";
 
@@ -32,10 +34,11 @@ export default defineConfig({
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
   webServer: [
     {
-      command: `node scripts/serve.mjs --port ${port}`,
+      // What `npm start` runs: the site and the local Supabase stand-in, from a fresh data folder.
+      command: `node local/start.ts --port ${port} --data ${join(tmpdir(), `advisor-e2e-${port}`)} --reset`,
       url: `http://localhost:${port}/`,
       reuseExistingServer: !process.env.CI,
-      timeout: 20_000,
+      timeout: 60_000,
     },
     {
       // The same site with every third-party embed configured (tests/e2e/embeds.spec.ts).

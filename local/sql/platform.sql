@@ -34,6 +34,38 @@ create table if not exists auth.users (
   updated_at timestamptz default now()
 );
 
+-- Sessions and their rotating refresh tokens, and the one-time tokens e-mailed links carry, as
+-- Supabase Auth keeps them. Only the auth service (the stack's own connection) touches them.
+create table if not exists auth.sessions (
+  id uuid primary key default gen_random_uuid(),
+  user_id uuid not null references auth.users (id) on delete cascade,
+  aal text not null default 'aal1',
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+
+create table if not exists auth.refresh_tokens (
+  id bigint generated always as identity primary key,
+  token text not null unique,
+  user_id uuid not null references auth.users (id) on delete cascade,
+  session_id uuid not null references auth.sessions (id) on delete cascade,
+  parent text,
+  revoked boolean not null default false,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+
+create table if not exists auth.one_time_tokens (
+  id uuid primary key default gen_random_uuid(),
+  user_id uuid not null references auth.users (id) on delete cascade,
+  token_type text not null,
+  -- sha256 of the token the link carries; the token itself is never stored.
+  token_hash text not null unique,
+  relates_to text not null,
+  created_at timestamptz not null default now(),
+  unique (user_id, token_type)
+);
+
 -- The same definitions Supabase uses: claims come from the request's JWT.
 create or replace function auth.uid() returns uuid language sql stable as $$
   select coalesce(

@@ -5,8 +5,10 @@
  * `storage` events from other tabs, so the header knows Login vs Portal without loading
  * supabase-js. Pages that use supabase-js drive it with `setSignedIn` / `setSignedOut`.
  */
-import { PUBLIC_SUPABASE_URL } from "astro:env/client";
 import { atom, onMount } from "nanostores";
+import { sessionStorageKey } from "../lib/session-key";
+
+export { sessionStorageKey };
 
 export interface SessionUser {
   id: string;
@@ -16,11 +18,6 @@ export interface SessionUser {
 export type AuthState = { status: "loading" } | { status: "signed-in"; user: SessionUser } | { status: "signed-out" };
 
 export const $auth = atom<AuthState>({ status: "loading" });
-
-/** The localStorage key supabase-js uses for a project URL: `sb-<first host label>-auth-token`. */
-export function sessionStorageKey(supabaseUrl: string): string {
-  return `sb-${new URL(supabaseUrl).hostname.split(".")[0]}-auth-token`;
-}
 
 /**
  * Reads a persisted supabase-js session. A session counts while it has a user and either a
@@ -67,7 +64,8 @@ function applyPersisted(raw: string | null): void {
 
 onMount($auth, () => {
   if (drivenBySupabase || typeof window === "undefined") return;
-  const key = sessionStorageKey(PUBLIC_SUPABASE_URL);
+  // Computed by the build, so the page carries the key and not the project's URL.
+  const key = __SESSION_STORAGE_KEY__;
   let raw: string | null = null;
   try {
     raw = window.localStorage.getItem(key);

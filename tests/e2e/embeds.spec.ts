@@ -110,3 +110,24 @@ test.describe("with the providers configured", () => {
     expect(wistia).toEqual([]);
   });
 });
+
+test.describe("built for a hosted Supabase project", () => {
+  test("the account button reads that project's session, and no page script names Supabase", async ({ page }) => {
+    const scripts: string[] = [];
+    page.on("response", async (response) => {
+      if (response.request().resourceType() === "script") scripts.push(await response.text());
+    });
+    const session = JSON.stringify({
+      access_token: "header.payload.signature",
+      refresh_token: "refresh",
+      expires_at: Math.floor(Date.now() / 1000) + 3600,
+      user: { id: "0d2d4f1e-5a8e-4c5b-9a59-3a1f6b0c2e11", email: "ada@example.com" },
+    });
+    // supabase-js keeps the session of https://fixtureproject.supabase.co under this key.
+    await page.addInitScript((value) => localStorage.setItem("sb-fixtureproject-auth-token", value), session);
+    await page.goto("/", { waitUntil: "networkidle" });
+    await expect(page.getByRole("banner").getByRole("link", { name: "Portal", exact: true })).toBeVisible();
+    const inline = await page.locator("script:not([src])").allTextContents();
+    for (const body of [...inline, ...scripts]) expect(body).not.toMatch(/supabase/i);
+  });
+});

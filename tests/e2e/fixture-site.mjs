@@ -1,6 +1,7 @@
 // Builds a copy of the site whose content/site.yaml configures every third-party embed, and
 // serves it. The real content leaves them empty until the business supplies them, so this is
 // how the tests see the consultation form, the booking widget and the Wistia video in place.
+// It is built for a production-like Supabase project URL too.
 // Usage: node tests/e2e/fixture-site.mjs --port 4398
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -9,6 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { staticHandler } from "../../scripts/serve.mjs";
+
+/** A production-like Supabase project URL: the built pages must carry its session key, not the URL. */
+export const SUPABASE_URL = "https://fixtureproject.supabase.co";
 
 export const EMBEDS = {
   consultationFormUrl: "https://forms.scheduling-provider.test/widget/form/consult?source=site",
@@ -37,7 +41,7 @@ writeFileSync(sitePath, site);
 execFileSync(process.execPath, [join(root, "node_modules/astro/bin/astro.mjs"), "build"], {
   cwd: dir,
   stdio: ["ignore", "ignore", "inherit"],
-  env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" },
+  env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1", PUBLIC_SUPABASE_URL: SUPABASE_URL },
 });
 
 const server = createServer(staticHandler(join(dir, "dist")));

@@ -5,7 +5,7 @@
  * or must be refused; a probe that returns someone else's data or writes anything is a leak.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPostgres } from "./postgres-server";
+import { startPostgres } from "../../local/postgres-server";
 import { asRole, type Claims, type Database, migrate, openPglite, openPostgres, type Sql } from "../../local/db";
 
 const A = "00000000-0000-4000-8000-00000000000a";

@@ -1,0 +1,128 @@
+/**
+ * JSON Web Tokens as Supabase issues them. The API keys (anon, service_role) are HS256 tokens
+ * signed with the project's JWT secret, as Supabase's legacy keys and the Supabase CLI's local
+ * keys are; user access tokens are ES256 tokens from an asymmetric signing key whose public half
+ * the JWKS endpoint publishes. Both kinds are verified here, with node:crypto only.
+ * Dev and test only.
+ */
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomUUID,
+  sign,
+  verify,
+} from "node:crypto";
+import type { JsonWebKey, KeyObject } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+/** The Supabase CLI's well-known local secret: never used outside this machine. */
+export const LOCAL_JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long";
+
+/** Claims of a verified token; `role` is the Postgres role every request runs as. */
+export interface TokenClaims {
+  role: "anon" | "authenticated" | "service_role";
+  sub?: string;
+  exp?: number;
+  iat?: number;
+  session_id?: string;
+  [claim: string]: unknown;
+}
+
+export type Verified = { ok: true; claims: TokenClaims } | { ok: false; reason: "malformed" | "signature" | "expired" };
+
+const b64url = (data: Buffer | string) => Buffer.from(data).toString("base64url");
+const json64 = (value: unknown) => b64url(JSON.stringify(value));
+
+/** An API key as the Supabase CLI makes them: HS256, issuer supabase-demo, valid for ten years from 2026. */
+export function apiKey(role: "anon" | "service_role", secret = LOCAL_JWT_SECRET): string {
+  const header = json64({ alg: "HS256", typ: "JWT" });
+  const payload = json64({ iss: "supabase-demo", role, iat: 1_790_000_000, exp: 2_105_000_000 });
+  const signature = createHmac("sha256", secret).update(`${header}.${payload}`).digest("base64url");
+  return `${header}.${payload}.${signature}`;
+}
+
+export interface Signer {
+  /** kid of the ES256 key that signs user tokens. */
+  kid: string;
+  anonKey: string;
+  serviceKey: string;
+  /** Signs user claims with ES256. */
+  sign(claims: Record<string, unknown>): string;
+  verify(token: string, now?: number): Verified;
+  /** The public keys, as `/auth/v1/.well-known/jwks.json` answers them. */
+  jwks(): { keys: JsonWebKey[] };
+}
+
+/**
+ * Keys for one stack. With a data folder the ES256 key is kept in it, so sessions survive a
+ * restart; without one it lives in memory.
+ */
+export function createSigner(options: { dataDir?: string; secret?: string } = {}): Signer {
+  const secret = options.secret ?? LOCAL_JWT_SECRET;
+  const { privateKey, kid } = loadOrCreateKey(
+    options.dataDir ? join(options.dataDir, "auth-signing-key.json") : undefined,
+  );
+  const publicKey = createPublicKey(privateKey);
+  const publicJwk = { ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig", key_ops: ["verify"] };
+
+  return {
+    kid,
+    anonKey: apiKey("anon", secret),
+    serviceKey: apiKey("service_role", secret),
+    sign(claims) {
+      const header = json64({ alg: "ES256", typ: "JWT", kid });
+      const payload = json64(claims);
+      const signature = sign("sha256", Buffer.from(`${header}.${payload}`), {
+        key: privateKey,
+        dsaEncoding: "ieee-p1363",
+      });
+      return `${header}.${payload}.${b64url(signature)}`;
+    },
+    verify(token, now = Math.floor(Date.now() / 1000)) {
+      const parts = token.split(".");
+      if (parts.length !== 3) return { ok: false, reason: "malformed" };
+      const [h, p, s] = parts as [string, string, string];
+      let header: { alg?: string; kid?: string };
+      let claims: TokenClaims;
+      try {
+        header = JSON.parse(Buffer.from(h, "base64url").toString("utf8"));
+        claims = JSON.parse(Buffer.from(p, "base64url").toString("utf8"));
+      } catch {
+        return { ok: false, reason: "malformed" };
+      }
+      if (!claims || typeof claims !== "object") return { ok: false, reason: "malformed" };
+      const data = Buffer.from(`${h}.${p}`);
+      const signature = Buffer.from(s, "base64url");
+      let valid = false;
+      if (header.alg === "HS256") {
+        const expected = createHmac("sha256", secret).update(data).digest();
+        valid = expected.length === signature.length && expected.equals(signature);
+      } else if (header.alg === "ES256" && header.kid === kid) {
+        valid = verify("sha256", data, { key: publicKey, dsaEncoding: "ieee-p1363" }, signature);
+      }
+      if (!valid) return { ok: false, reason: "signature" };
+      if (!["anon", "authenticated", "service_role"].includes(String(claims.role)))
+        return { ok: false, reason: "malformed" };
+      if (typeof claims.exp === "number" && claims.exp <= now) return { ok: false, reason: "expired" };
+      return { ok: true, claims };
+    },
+    jwks: () => ({ keys: [publicJwk] }),
+  };
+}
+
+function loadOrCreateKey(file?: string): { privateKey: KeyObject; kid: string } {
+  if (file && existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, "utf8")) as { kid: string; jwk: JsonWebKey };
+    return { kid: saved.kid, privateKey: createPrivateKey({ key: saved.jwk, format: "jwk" }) };
+  }
+  const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const kid = randomUUID();
+  if (file) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ kid, jwk: privateKey.export({ format: "jwk" }) }), { mode: 0o600 });
+  }
+  return { privateKey, kid };
+}

@@ -1,0 +1,107 @@
+/**
+ * The local mail outbox: every e-mail the stack would send is kept as a JSON file in the data
+ * folder (or in memory) and listed on a local page, `/_local/outbox`, newest first; each
+ * message has its own page with its links clickable, and `/_local/outbox.json` lists them for
+ * tests and scripts. Dev and test only: nothing leaves the machine.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export interface Mail {
+  id: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  sentAt: string;
+}
+
+export interface Mailer {
+  send(message: Omit<Mail, "id" | "sentAt">): Mail;
+  /** Every message kept, newest first. */
+  list(): Mail[];
+}
+
+export const OUTBOX_PATH = "/_local/outbox";
+
+export function createMailer(dataDir?: string): Mailer {
+  const dir = dataDir ? join(dataDir, "mail") : undefined;
+  if (dir) mkdirSync(dir, { recursive: true });
+  const memory: Mail[] = [];
+  return {
+    send(message) {
+      const sentAt = new Date().toISOString();
+      const mail: Mail = { id: `${sentAt.replace(/[-:.TZ]/g, "")}-${randomUUID().slice(0, 8)}`, sentAt, ...message };
+      if (dir) writeFileSync(join(dir, `${mail.id}.json`), JSON.stringify(mail, null, 2));
+      else memory.push(mail);
+      return mail;
+    },
+    list() {
+      const all = dir
+        ? readdirSync(dir)
+            .filter((f) => f.endsWith(".json"))
+            .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Mail)
+        : [...memory];
+      return all.sort((a, b) => (a.id < b.id ? 1 : -1));
+    },
+  };
+}
+
+const escape = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
+const page = (title: string, body: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>${escape(title)}</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#0f172a}
+table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:.5rem;border-bottom:1px solid #e2e8f0}
+a{color:#1d4ed8}.meta{color:#475569}.mail{border:1px solid #e2e8f0;border-radius:.5rem;padding:1rem}
+</style></head><body>${body}</body></html>`;
+
+/** Answers the outbox pages; null when the path is not one of them. */
+export function outboxPage(pathname: string, mailer: Mailer): Response | null {
+  const html = (body: string, status = 200) =>
+    new Response(body, {
+      status,
+      headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+    });
+  if (pathname === `${OUTBOX_PATH}.json`) {
+    return new Response(JSON.stringify(mailer.list()), {
+      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+    });
+  }
+  if (pathname === OUTBOX_PATH) {
+    const mails = mailer.list();
+    const rows = mails
+      .map(
+        (m) =>
+          `<tr><td>${escape(new Date(m.sentAt).toLocaleString("en-US"))}</td><td>${escape(m.to)}</td>` +
+          `<td><a href="${OUTBOX_PATH}/${m.id}">${escape(m.subject)}</a></td></tr>`,
+      )
+      .join("");
+    return html(
+      page(
+        "Outbox",
+        `<h1>Outbox</h1><p class="meta">E-mails the local stack would have sent. Nothing leaves this machine.</p>` +
+          (mails.length
+            ? `<table><thead><tr><th scope="col">Sent</th><th scope="col">To</th><th scope="col">Subject</th></tr></thead><tbody>${rows}</tbody></table>`
+            : `<p>No e-mails yet.</p>`),
+      ),
+    );
+  }
+  if (pathname.startsWith(`${OUTBOX_PATH}/`)) {
+    const mail = mailer.list().find((m) => m.id === pathname.slice(OUTBOX_PATH.length + 1));
+    if (!mail) return html(page("Not found", `<h1>No such e-mail</h1><p><a href="${OUTBOX_PATH}">Outbox</a></p>`), 404);
+    return html(
+      page(
+        mail.subject,
+        `<p><a href="${OUTBOX_PATH}">Outbox</a></p><h1>${escape(mail.subject)}</h1>` +
+          `<p class="meta">To ${escape(mail.to)} · ${escape(new Date(mail.sentAt).toLocaleString("en-US"))}</p>` +
+          `<div class="mail">${mail.html}</div>`,
+      ),
+    );
+  }
+  return null;
+}
