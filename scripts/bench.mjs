@@ -1,12 +1,15 @@
 // npm run bench: builds the site, then reports per page the HTML and JavaScript it sends, its
 // islands and directives, render-blocking scripts, supabase-js, and Lighthouse mobile scores,
-// checked against the budgets in DESIGN.md. Writes bench/latest.json.
+// checked against the budgets in DESIGN.md; then the local backend (scripts/bench/backend.mjs)
+// on PGlite and PostgreSQL. Writes bench/latest.json.
 //
 //   --no-build        measure the existing build instead of building
 //   --dist DIR        the build folder (default dist; with a build, passed to astro as --outDir)
 //   --no-lighthouse   sizes only (fast)
 //   --pages /,/dmca   pages for Lighthouse (default /; "all" for every marketing page)
 //   --runs 3          Lighthouse runs per page; the median is reported
+//   --no-backend      skip the local stack's sign-in round trip and select throughput
+//   --backend-only    only those (no build, sizes or Lighthouse)
 //   --no-fail         exit 0 even when a hard budget fails
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -15,9 +18,10 @@ import { delimiter, join, resolve } from "node:path";
 import { parseArgs, stripVTControlCharacters } from "node:util";
 import { analyzeSite, APP_PREFIXES } from "./bench/analyze.mjs";
 import { BUDGETS, checkBudgets, exitCode } from "./bench/budgets.mjs";
+import { backendTable, runBackendBench } from "./bench/backend.mjs";
 import { budgetLines, jsFilesTable, lighthouseTable, pagesTable } from "./bench/format.mjs";
 
-const USAGE = `Usage: npm run bench -- [--no-build] [--dist DIR] [--no-lighthouse] [--pages /,/dmca|all] [--runs N] [--no-fail]`;
+const USAGE = `Usage: npm run bench -- [--no-build] [--dist DIR] [--no-lighthouse] [--pages /,/dmca|all] [--runs N] [--no-backend | --backend-only] [--no-fail]`;
 
 const root = resolve(import.meta.dirname, "..");
 
@@ -30,6 +34,8 @@ function options(argv) {
       "no-lighthouse": { type: "boolean", default: false },
       pages: { type: "string", default: "/" },
       runs: { type: "string", default: "3" },
+      "no-backend": { type: "boolean", default: false },
+      "backend-only": { type: "boolean", default: false },
       "no-fail": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -122,6 +128,16 @@ async function main() {
     console.log(USAGE);
     return 0;
   }
+  if (opts["backend-only"]) {
+    const backend = await backendSection();
+    mkdirSync(join(root, "bench"), { recursive: true });
+    writeFileSync(
+      join(root, "bench", "latest.json"),
+      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, backend }, null, 2)}\n`,
+    );
+    console.log("\nWrote bench/latest.json (backend only).");
+    return backendFailed(backend) && !opts["no-fail"] ? 1 : 0;
+  }
 
   let buildInfo = null;
   if (!opts["no-build"]) {
@@ -210,6 +226,8 @@ async function main() {
     );
   }
 
+  const backend = opts["no-backend"] ? null : await backendSection();
+
   const budgets = checkBudgets({ pages, lighthouse, build: buildInfo });
   console.log(`\nBudgets (DESIGN.md; app pages, exempt from the supabase rule: ${APP_PREFIXES.join(" ")})\n`);
   console.log(budgetLines(budgets));
@@ -229,6 +247,7 @@ async function main() {
     pages,
     jsFiles,
     lighthouse,
+    backend,
     budgets,
     summary: {
       fail: budgets.filter((b) => b.status === "FAIL").length,
@@ -238,13 +257,26 @@ async function main() {
   mkdirSync(join(root, "bench"), { recursive: true });
   writeFileSync(join(root, "bench", "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
 
-  const code = exitCode(budgets, { noFail: opts["no-fail"] });
+  const code = Math.max(
+    exitCode(budgets, { noFail: opts["no-fail"] }),
+    backend && backendFailed(backend) && !opts["no-fail"] ? 1 : 0,
+  );
   console.log(
     `\n${report.summary.fail} hard budget(s) failed, ${report.summary.warn} warning(s). Wrote bench/latest.json.` +
       (report.summary.fail && opts["no-fail"] ? " (--no-fail: exit 0)" : ""),
   );
   return code;
 }
+
+/** The local stack on PGlite and PostgreSQL: sign-in + portal round trip, authenticated select rate. */
+async function backendSection() {
+  console.log(`\nBackend: the local stack over HTTP with supabase-js (demo customer, 2 orders)`);
+  const results = await runBackendBench({ log: (line) => console.log(line) });
+  console.log(`\n${backendTable(results)}`);
+  return results;
+}
+
+const backendFailed = (results) => results.some((r) => r.error);
 
 main().then(
   (code) => {
