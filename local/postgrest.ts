@@ -246,6 +246,8 @@ function fromPostgres(error: unknown, role: TokenClaims["role"]): RestError {
 // The handler ---------------------------------------------------------------------------------
 
 const OBJECT = "application/vnd.pgrst.object+json";
+/** `[api] max_rows` in supabase/config.toml. */
+const MAX_ROWS = 1000;
 
 export async function handleRest(request: Request, context: Context): Promise<Response> {
   const key = gateway(request, context);
@@ -321,9 +323,10 @@ async function answer(request: Request, context: Context, claims: TokenClaims): 
   if (request.method === "GET" || request.method === "HEAD") {
     const select = selectList(url.searchParams.get("select"), name);
     const where = whereClause(url, name, params);
-    const limit = integerParam(url, "limit");
+    // PostgREST never answers more than max_rows (supabase/config.toml) rows.
+    const limit = Math.min(integerParam(url, "limit") ?? MAX_ROWS, MAX_ROWS);
     const offset = integerParam(url, "offset") ?? 0;
-    const paging = `${limit !== undefined ? `limit ${limit}` : ""} offset ${offset}`;
+    const paging = `limit ${limit} offset ${offset}`;
     const sql = `select coalesce(json_agg(_r), '[]')::text as body, (json_agg(_r) -> 0)::text as one, count(*)::int as n
       from (select ${select} from ${target} ${quote(name)} ${where} ${orderClause(url.searchParams.get("order"), name)} ${paging}) _r`;
     const exact = prefer.get("count") === "exact";

@@ -5,7 +5,7 @@
  * `npm start` runs it through local/start.ts; the integration tests start it in-process.
  * Dev and test only: production is Supabase.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -75,7 +75,14 @@ function corsHeaders(request: Request): Record<string, string> {
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const dataDir = options.dataDir ?? "";
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const db = await openDatabase({ url: options.databaseUrl, dataDir: dataDir ? join(dataDir, "pglite") : undefined });
+  const unlock = dataDir ? lockDataDir(dataDir) : () => undefined;
+  const db = await openDatabase({
+    url: options.databaseUrl,
+    dataDir: dataDir ? join(dataDir, "pglite") : undefined,
+  }).catch((error: unknown) => {
+    unlock();
+    throw error;
+  });
   const applied = await migrate(db);
   if (options.seed !== false && applied.length > 0 && applied[0] === (await firstMigration())) {
     await db.exec(await readFile(join(root, "supabase/seed.sql"), "utf8"));
@@ -88,10 +95,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const functionsDir = options.functionsDir ?? join(root, "functions");
 
   const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "0.0.0.0", () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, "0.0.0.0", () => resolve());
+    });
+  } catch (error) {
+    await db.close();
+    unlock();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   const url = `http://${options.host ?? "localhost"}:${port}`;
   const config: StackConfig = {
@@ -142,6 +155,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           server.closeAllConnections();
         });
         await db.close();
+        unlock();
       })();
       return closing;
     },
@@ -186,6 +200,36 @@ async function answer(req: IncomingMessage, res: ServerResponse, handle: (reques
     return;
   }
   Readable.fromWeb(response.body as never).pipe(res);
+}
+
+/**
+ * Embedded Postgres must have one process at a time: refuses a data folder another live stack
+ * holds (a lock left by a process that died is taken over). Answers the unlock.
+ */
+function lockDataDir(dataDir: string): () => void {
+  const file = join(dataDir, "stack.lock");
+  let holder = 0;
+  try {
+    holder = Number(readFileSync(file, "utf8"));
+  } catch {
+    // No lock: the folder is free.
+  }
+  if (holder && holder !== process.pid && alive(holder)) {
+    throw new Error(
+      `${dataDir} is in use by another local stack (process ${holder}). Stop it first, or use another data folder (DATA_DIR).`,
+    );
+  }
+  writeFileSync(file, String(process.pid));
+  return () => rmSync(file, { force: true });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 async function firstMigration(): Promise<string> {

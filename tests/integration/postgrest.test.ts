@@ -194,6 +194,16 @@ describe.each(BACKENDS)("rest on $name", (backend) => {
     expect(limited.count).toBe(3);
   });
 
+  it("answers at most max_rows (1000) rows, and counts them all", async () => {
+    await stack.db.exec(
+      "insert into public.stripe_events (id, type) select 'evt_bulk_' || n, 'checkout.session.completed' from generate_series(1, 1001) n",
+    );
+    const page = await service.from("stripe_events").select("id", { count: "exact" });
+    expect(page.data).toHaveLength(1000);
+    expect(page.count).toBe(1001);
+    await stack.db.exec("delete from public.stripe_events where id like 'evt_bulk_%'");
+  });
+
   it("answers bad input with PostgREST's errors and changes nothing", async () => {
     const token = await tokenOf(ada.client);
     const unknownColumn = await ada.client.from("profiles").select("nickname").eq("id", ada.id);
