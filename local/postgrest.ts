@@ -10,7 +10,7 @@
  * bound as parameters. Dev and test only: production is Supabase's PostgREST.
  */
 import { asRole, type Database, type Sql } from "./db.ts";
-import { BodyTooLarge, type Context, gateway, json, readBody, requestClaims } from "./http.ts";
+import { BodyTooLarge, bearer, type Context, gateway, json, readBody, requestClaims } from "./http.ts";
 import type { TokenClaims } from "./jwt.ts";
 
 interface Relation {
@@ -63,7 +63,8 @@ async function loadRelations(db: Database): Promise<Map<string, Relation>> {
 }
 
 async function relation(db: Database, name: string): Promise<Relation> {
-  const found = (caches.get(db) ?? (await loadRelations(db))).get(name) ?? (await loadRelations(db)).get(name);
+  // A miss reloads the cache once: the table may have been created since it was read.
+  const found = caches.get(db)?.get(name) ?? (await loadRelations(db)).get(name);
   if (!found) {
     throw new RestError(404, "PGRST205", `Could not find the table 'public.${name}' in the schema cache`, null, null);
   }
@@ -200,13 +201,24 @@ interface PgError {
   hint?: string;
 }
 
-/** PostgREST's mapping of SQLSTATE to HTTP status. */
-function statusOf(code: string, role: TokenClaims["role"]): number {
+/** PostgREST's mapping of SQLSTATE to HTTP status (its Error.hs `pgErrorStatus`). */
+function statusOf(error: PgError & { code: string }, role: TokenClaims["role"]): number {
+  const { code } = error;
+  const exact: Record<string, number> = {
+    "23503": 409,
+    "23505": 409,
+    "25006": 405,
+    "53400": 500,
+    "57P01": 503,
+    P0001: 400,
+    "42P01": 404,
+    "42P17": 500,
+    "42883": 404,
+  };
   if (code === "42501") return role === "anon" ? 401 : 403;
-  if (code === "23503" || code === "23505") return 409;
-  if (code === "42P01" || code === "42883") return 404;
-  if (code === "25006") return 405;
-  if (code === "P0001") return 400;
+  if (/^PT\d{3}$/.test(code)) return Number(code.slice(2));
+  if (code === "21000") return error.message?.endsWith("requires a WHERE clause") ? 400 : 500;
+  if (exact[code]) return exact[code];
   const byClass: Record<string, number> = {
     "08": 503,
     "09": 500,
@@ -220,7 +232,7 @@ function statusOf(code: string, role: TokenClaims["role"]): number {
     "3B": 500,
     "40": 500,
     "53": 503,
-    "54": 413,
+    "54": 500,
     "55": 500,
     "57": 500,
     "58": 500,
@@ -228,7 +240,6 @@ function statusOf(code: string, role: TokenClaims["role"]): number {
     HV: 500,
     P0: 500,
     XX: 500,
-    "42": 400,
   };
   return byClass[code.slice(0, 2)] ?? 400;
 }
@@ -236,14 +247,41 @@ function statusOf(code: string, role: TokenClaims["role"]): number {
 function fromPostgres(error: unknown, role: TokenClaims["role"]): RestError {
   if (error instanceof RestError) return error;
   const pg = error as PgError;
-  if (!pg || typeof pg.code !== "string") {
+  // Only a Postgres error (a five-character SQLSTATE) is the client's to see; anything else
+  // (a dropped connection, a bug here) is logged and answered without details.
+  if (!pg || typeof pg.code !== "string" || !/^[0-9A-Z]{5}$/.test(pg.code)) {
     console.error(error);
     return new RestError(500, "PGRST000", "Internal server error");
   }
-  return new RestError(statusOf(pg.code, role), pg.code, pg.message ?? "", pg.detail ?? null, pg.hint ?? null);
+  return new RestError(
+    statusOf(pg as PgError & { code: string }, role),
+    pg.code,
+    pg.message ?? "",
+    pg.detail ?? null,
+    pg.hint ?? null,
+  );
 }
 
 // The handler ---------------------------------------------------------------------------------
+
+/**
+ * PostgREST's 401 for a token it refuses, as Supabase's PostgREST (13) words it: PGRST301 when
+ * the token cannot be decoded or verified, PGRST303 when its claims are not valid.
+ */
+function jwtError(reason: "malformed" | "signature" | "expired", token: string): Response {
+  const parts = token.split(".").length;
+  const [code, message, details] =
+    reason === "expired"
+      ? ["PGRST303", "JWT expired", null]
+      : reason === "signature"
+        ? ["PGRST301", "No suitable key or wrong key type", "None of the keys was able to decode the JWT"]
+        : parts !== 3
+          ? ["PGRST301", `Expected 3 parts in JWT; got ${parts}`, null]
+          : ["PGRST301", "JWT couldn't be decoded", null];
+  return json({ code, details, hint: null, message }, 401, {
+    "www-authenticate": `Bearer error="invalid_token", error_description=${JSON.stringify(message)}`,
+  });
+}
 
 const OBJECT = "application/vnd.pgrst.object+json";
 /** `[api] max_rows` in supabase/config.toml. */
@@ -253,21 +291,7 @@ export async function handleRest(request: Request, context: Context): Promise<Re
   const key = gateway(request, context);
   if (key instanceof Response) return key;
   const verified = requestClaims(request, context);
-  if (!verified.ok) {
-    const message =
-      verified.reason === "expired"
-        ? "JWT expired"
-        : verified.reason === "signature"
-          ? "JWSError JWSInvalidSignature"
-          : "JWT could not be decoded";
-    return json(
-      { code: verified.reason === "expired" ? "PGRST303" : "PGRST301", details: null, hint: null, message },
-      401,
-      {
-        "www-authenticate": `Bearer error="invalid_token", error_description="${message}"`,
-      },
-    );
-  }
+  if (!verified.ok) return jwtError(verified.reason, bearer(request) ?? "");
   const claims = verified.claims;
   try {
     return await answer(request, context, claims);
@@ -293,32 +317,38 @@ async function answer(request: Request, context: Context, claims: TokenClaims): 
   const prefer = preferences(request);
   const params: unknown[] = [];
 
-  /** Runs `sql` (which answers `body`, `one`, `n`) as the caller; refuses a non-single result for an object. */
-  const run = (sql: string, count?: (tx: Sql) => Promise<number>) =>
+  /**
+   * Runs `sql` (which answers `body`, `one` and `n`, the rows' count) as the caller, then `after`
+   * in the same transaction; refuses a non-single result for an object, which undoes a write.
+   */
+  const run = <T>(sql: string, after: (tx: Sql) => Promise<T>) =>
     asRole(context.db, claims, async (tx) => {
       const { rows } = await tx.query<{ body: string; one: string | null; n: number }>(sql, params);
       const result = rows[0] ?? { body: "[]", one: null, n: 0 };
-      if (single && Number(result.n) !== 1) {
+      const n = Number(result.n);
+      if (single && n !== 1) {
         throw new RestError(
           406,
           "PGRST116",
           "JSON object requested, multiple (or no) rows returned",
-          `The result contains ${result.n} rows`,
+          `The result contains ${n} rows`,
         );
       }
-      return { ...result, n: Number(result.n), total: count ? await count(tx) : undefined };
+      return { ...result, n, extra: await after(tx) };
     });
+  const nothing = async () => undefined;
   const aggregate = (source: string, select: string) =>
     `select coalesce(json_agg(_r), '[]')::text as body, (json_agg(_r) -> 0)::text as one, count(*)::int as n
      from (select ${select} from ${source}) _r`;
-  const answerRows = (status: number, result: { body: string; one: string | null; n: number }, range: string) =>
+  const answerRows = (status: number, result: { body: string; one: string | null }, headers: Record<string, string>) =>
     new Response(single ? result.one : result.body, {
       status,
       headers: {
         "content-type": `application/${single ? "vnd.pgrst.object+json" : "json"}; charset=utf-8`,
-        "content-range": range,
+        ...headers,
       },
     });
+  const exact = prefer.get("count") === "exact";
 
   if (request.method === "GET" || request.method === "HEAD") {
     const select = selectList(url.searchParams.get("select"), name);
@@ -327,65 +357,87 @@ async function answer(request: Request, context: Context, claims: TokenClaims): 
     const limit = Math.min(integerParam(url, "limit") ?? MAX_ROWS, MAX_ROWS);
     const offset = integerParam(url, "offset") ?? 0;
     const paging = `limit ${limit} offset ${offset}`;
-    const sql = `select coalesce(json_agg(_r), '[]')::text as body, (json_agg(_r) -> 0)::text as one, count(*)::int as n
-      from (select ${select} from ${target} ${quote(name)} ${where} ${orderClause(url.searchParams.get("order"), name)} ${paging}) _r`;
-    const exact = prefer.get("count") === "exact";
-    const result = await run(
-      sql,
+    const sql = aggregate(
+      `${target} ${quote(name)} ${where} ${orderClause(url.searchParams.get("order"), name)} ${paging}`,
+      select,
+    );
+    const result = await run(sql, async (tx) =>
       exact
-        ? async (tx) =>
-            Number(
-              (
-                await tx.query<{ n: number }>(
-                  `select count(*)::int as n from ${target} ${quote(name)} ${where}`,
-                  params,
-                )
-              ).rows[0]!.n,
-            )
+        ? Number(
+            (await tx.query<{ n: number }>(`select count(*)::int as n from ${target} ${quote(name)} ${where}`, params))
+              .rows[0]!.n,
+          )
         : undefined,
     );
-    const total = result.total ?? "*";
-    const range = result.n > 0 ? `${offset}-${offset + result.n - 1}/${total}` : `*/${total}`;
-    return answerRows(200, result, range);
+    const total = result.extra;
+    if (total !== undefined && offset > total) {
+      throw new RestError(
+        416,
+        "PGRST103",
+        "Requested range not satisfiable",
+        `An offset of ${offset} was requested, but there are only ${total} rows.`,
+      );
+    }
+    // With a known total, a page short of it is 206 Partial Content, as PostgREST answers.
+    const status = total !== undefined && result.n < total ? 206 : 200;
+    return answerRows(status, result, { "content-range": range(offset, result.n, total) });
   }
 
-  const returning = prefer.get("return") === "representation";
-  const written = (status: number, result: { body: string; one: string | null; n: number }) =>
-    returning
-      ? answerRows(status === 204 ? 200 : status, result, "*/*")
-      : new Response(null, { status, headers: { "content-range": "*/*" } });
+  // What a write answers with: its rows (`return=representation`), or nothing. Without
+  // representation the statement returns `1` per row, as PostgREST's does, so a role that may
+  // write but not read a table can still write it.
+  const representation = prefer.get("return") === "representation";
+  const returning = representation ? `returning ${quote(name)}.*` : "returning 1";
+  const rowsOf = (statement: string) =>
+    representation
+      ? `with ${quote(name)} as (${statement}) ${aggregate(quote(name), selectList(url.searchParams.get("select"), name))}`
+      : `with _written as (${statement}) select '[]' as body, null as one, count(*)::int as n from _written`;
+  const written = (status: number, result: { body: string; one: string | null }, contentRange: string) =>
+    representation
+      ? answerRows(status, result, { "content-range": contentRange })
+      : new Response(null, { status, headers: { "content-range": contentRange } });
 
   if (request.method === "POST") {
     const body = await jsonBody(request, context);
-    const rows = Array.isArray(body) ? body : [body];
-    if (!rows.every((row) => row && typeof row === "object" && !Array.isArray(row))) {
-      throw new RestError(400, "PGRST102", "Empty or invalid json", null);
-    }
-    const columns = url.searchParams.has("columns")
-      ? splitList(url.searchParams.get("columns")!)
-      : [...new Set(rows.flatMap((row) => Object.keys(row as object)))];
+    const { rows, columns } = payload(body, url.searchParams.get("columns"));
     checkColumns(columns, table, name);
     params.push(JSON.stringify(rows));
     const list = columns.map(quote).join(", ");
-    let conflict = "";
     const resolution = prefer.get("resolution");
     const keys = url.searchParams.has("on_conflict")
       ? splitList(url.searchParams.get("on_conflict")!)
       : table.primaryKey;
-    if ((resolution === "merge-duplicates" || resolution === "ignore-duplicates") && keys.length > 0) {
+    const merge = resolution === "merge-duplicates" && keys.length > 0;
+    // PostgREST's count of the rows an upsert inserted (rather than updated): +1 for each row
+    // offered, -1 for each that hit a conflict and was updated instead.
+    const counted = (sign: "+" | "-") =>
+      `set_config('pgrst.inserted', (coalesce(nullif(current_setting('pgrst.inserted', true), '')::int, 0) ${sign} 1)::text, true) <> '${sign === "+" ? "0" : "-1"}'`;
+    let conflict = "";
+    if (merge || (resolution === "ignore-duplicates" && keys.length > 0)) {
       checkColumns(keys, table, name);
-      const updates = columns.filter((c) => !keys.includes(c)).map((c) => `${quote(c)} = excluded.${quote(c)}`);
+      const on = `on conflict (${keys.map(quote).join(", ")})`;
       conflict =
-        resolution === "ignore-duplicates" || updates.length === 0
-          ? `on conflict (${keys.map(quote).join(", ")}) do nothing`
-          : `on conflict (${keys.map(quote).join(", ")}) do update set ${updates.join(", ")}`;
+        merge && columns.length > 0
+          ? `${on} do update set ${columns.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(", ")} where ${counted("-")}`
+          : `${on} do nothing`;
     }
-    const insert = columns.length
-      ? `insert into ${target} as ${quote(name)} (${list}) select ${list} from json_populate_recordset(null::${target}, $1::json) ${conflict} returning ${quote(name)}.*`
-      : `insert into ${target} as ${quote(name)} default values returning ${quote(name)}.*`;
-    const select = selectList(url.searchParams.get("select"), name);
-    const result = await run(`with ${quote(name)} as (${insert}) ${aggregate(quote(name), select)}`);
-    return written(201, result);
+    // Rows of the payload's keys, the other columns taking their defaults; `{}` is one row of
+    // defaults, `[]` no row at all.
+    const source = columns.length
+      ? `(${list}) select ${list} from json_populate_recordset(null::${target}, $1::json)`
+      : "select from json_array_elements($1::json)";
+    const insert = `insert into ${target} as ${quote(name)} ${source} ${merge ? `where ${counted("+")}` : ""} ${conflict} ${returning}`;
+    const result = await run(rowsOf(insert), async (tx) =>
+      merge
+        ? Number(
+            (await tx.query<{ n: string | null }>("select current_setting('pgrst.inserted', true) as n")).rows[0]!.n ||
+              0,
+          )
+        : undefined,
+    );
+    // 201 Created, except an upsert that only updated rows: 200.
+    const status = merge && result.extra === 0 ? 200 : 201;
+    return written(status, result, range(1, 0, exact ? result.n : undefined));
   }
 
   if (request.method === "PATCH") {
@@ -394,24 +446,25 @@ async function answer(request: Request, context: Context, claims: TokenClaims): 
       throw new RestError(400, "PGRST102", "Empty or invalid json", null);
     const columns = Object.keys(body);
     checkColumns(columns, table, name);
-    params.push(JSON.stringify(body));
-    const where = whereClause(url, name, params);
-    if (columns.length === 0) return written(204, { body: "[]", one: null, n: 0 });
-    const sets = columns.map((c) => `${quote(c)} = _v.${quote(c)}`).join(", ");
-    const update = `update ${target} as ${quote(name)} set ${sets} from json_populate_record(null::${target}, $1::json) _v ${where} returning ${quote(name)}.*`;
-    const result = await run(
-      `with _changed as (${update}) ${aggregate(`_changed ${quote(name)}`, selectList(url.searchParams.get("select"), name))}`,
-    );
-    return written(204, result);
+    let update: string;
+    if (columns.length === 0) {
+      // An empty body changes nothing: PostgREST selects no row rather than run `update … set`,
+      // after checking the filters.
+      whereClause(url, name, []);
+      update = `select ${representation ? `${quote(name)}.*` : "1"} from ${target} ${quote(name)} where false`;
+    } else {
+      params.push(JSON.stringify(body));
+      const sets = columns.map((c) => `${quote(c)} = _v.${quote(c)}`).join(", ");
+      update = `update ${target} as ${quote(name)} set ${sets} from json_populate_record(null::${target}, $1::json) _v ${whereClause(url, name, params)} ${returning}`;
+    }
+    const result = await run(rowsOf(update), nothing);
+    return written(representation ? 200 : 204, result, range(0, result.n, exact ? result.n : undefined));
   }
 
   if (request.method === "DELETE") {
     const where = whereClause(url, name, params);
-    const remove = `delete from ${target} as ${quote(name)} ${where} returning ${quote(name)}.*`;
-    const result = await run(
-      `with _gone as (${remove}) ${aggregate(`_gone ${quote(name)}`, selectList(url.searchParams.get("select"), name))}`,
-    );
-    return written(204, result);
+    const result = await run(rowsOf(`delete from ${target} as ${quote(name)} ${where} ${returning}`), nothing);
+    return written(representation ? 200 : 204, result, range(1, 0, exact ? result.n : undefined));
   }
 
   throw new RestError(405, "PGRST117", `Unsupported HTTP method: ${request.method}`);
@@ -423,6 +476,29 @@ function checkColumns(columns: string[], table: Relation, name: string) {
       throw new RestError(400, "PGRST204", `Could not find the '${column}' column of '${name}' in the schema cache`);
     }
   }
+}
+
+/** PostgREST's Content-Range: `first-last/total`, `*` for no rows (or a write's), `*` for an unknown total. */
+function range(first: number, count: number, total: number | undefined): string {
+  const rows = total !== 0 && count > 0 ? `${first}-${first + count - 1}` : "*";
+  return `${rows}/${total ?? "*"}`;
+}
+
+/**
+ * The rows and columns of an insert, as PostgREST reads its payload: with `columns=` those
+ * columns, any JSON; otherwise one object, or an array of objects that all have the same keys
+ * (anything else that is valid JSON inserts nothing).
+ */
+function payload(body: unknown, columnsParam: string | null): { rows: object[]; columns: string[] } {
+  const isObject = (value: unknown): value is object =>
+    value !== null && typeof value === "object" && !Array.isArray(value);
+  const rows = Array.isArray(body) ? body : isObject(body) ? [body] : [];
+  if (columnsParam !== null) return { rows, columns: splitList(columnsParam) };
+  const keys = (row: object) => Object.keys(row).sort().join("\u0000");
+  if (!rows.every((row) => isObject(row) && keys(row) === keys(rows[0]))) {
+    throw new RestError(400, "PGRST102", "All object keys must match", null);
+  }
+  return { rows, columns: rows.length ? Object.keys(rows[0]!) : [] };
 }
 
 async function jsonBody(request: Request, context: Context): Promise<unknown> {

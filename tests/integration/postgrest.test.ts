@@ -5,6 +5,7 @@
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSigner } from "../../local/jwt.ts";
 import { BACKENDS, startTestStack, type TestStack } from "./stack.ts";
 
 const PASSWORD = "portal-password-1";
@@ -117,6 +118,8 @@ describe.each(BACKENDS)("rest on $name", (backend) => {
       .upsert({ id: ada.id, full_name: "Ada King", zip: "W1", updated_at: new Date().toISOString() });
     expect(second.error).toBeNull();
     expect(second.data).toBeNull();
+    // PostgREST answers 200, not 201, for an upsert that inserted nothing.
+    expect(second.status).toBe(200);
     expect(await profileOf(ada.id)).toEqual({ full_name: "Ada King" });
     const { data } = await ada.client.from("profiles").select("city, zip").eq("id", ada.id).single();
     expect(data).toEqual({ city: "London", zip: "W1" });
@@ -135,6 +138,8 @@ describe.each(BACKENDS)("rest on $name", (backend) => {
     expect(own).toMatchObject({ error: null, data: [{ state: "CA" }] });
     const other = await ada.client.from("profiles").update({ full_name: "Changed" }).eq("id", ben.id).select();
     expect(other).toMatchObject({ error: null, data: [] });
+    const empty = await ada.client.from("profiles").update({}).eq("id", ada.id).select();
+    expect(empty).toMatchObject({ status: 200, error: null, data: [] });
     // Profiles have no delete policy: the owner's delete is refused by the grant.
     const gone = await ada.client.from("profiles").delete().eq("id", ada.id);
     expect(gone.error).toMatchObject({ code: "42501" });
@@ -192,6 +197,11 @@ describe.each(BACKENDS)("rest on $name", (backend) => {
     const limited = await service.from("stripe_orders").select("id", { count: "exact" }).order("amount_total").limit(2);
     expect(limited.data).toHaveLength(2);
     expect(limited.count).toBe(3);
+    expect(limited.status).toBe(206);
+    const all = await service.from("stripe_orders").select("id", { count: "exact" });
+    expect(all).toMatchObject({ status: 200, count: 3 });
+    const beyond = await service.from("stripe_orders").select("id", { count: "exact" }).range(5, 9);
+    expect(beyond).toMatchObject({ status: 416, data: null, error: { code: "PGRST103" } });
   });
 
   it("answers at most max_rows (1000) rows, and counts them all", async () => {
@@ -235,18 +245,78 @@ describe.each(BACKENDS)("rest on $name", (backend) => {
     const other = JSON.parse(Buffer.from(payload!, "base64url").toString());
     const forgedPayload = Buffer.from(JSON.stringify({ ...other, sub: ben.id })).toString("base64url");
     const expired = stack.signer.sign({ ...other, exp: Math.floor(Date.now() / 1000) - 10 });
-    const cases: [string, string][] = [
-      ["garbage", "PGRST301"],
-      [`${header}.${forgedPayload}.${token.split(".")[2]}`, "PGRST301"],
-      [expired, "PGRST303"],
+    const otherKey = createSigner().sign({ ...other, exp: Math.floor(Date.now() / 1000) + 600 });
+    const cases: [string, object][] = [
+      ["garbage", { code: "PGRST301", message: "Expected 3 parts in JWT; got 1" }],
+      [
+        `${header}.${forgedPayload}.${token.split(".")[2]}`,
+        { code: "PGRST301", message: "No suitable key or wrong key type" },
+      ],
+      [otherKey, { code: "PGRST301", details: "None of the keys was able to decode the JWT" }],
+      [expired, { code: "PGRST303", message: "JWT expired" }],
     ];
-    for (const [bad, code] of cases) {
+    for (const [bad, error] of cases) {
       const answer = await raw("stripe_user_orders?select=*", { token: bad });
       expect(answer.status).toBe(401);
-      expect(await answer.json()).toMatchObject({ code });
+      expect(answer.headers.get("www-authenticate")).toMatch(/^Bearer error="invalid_token"/);
+      expect(await answer.json()).toMatchObject(error);
     }
     const noKey = await fetch(`${stack.url}/rest/v1/profiles?select=*`);
     expect(noKey.status).toBe(401);
+  });
+
+  it("answers Content-Range as PostgREST does", async () => {
+    const token = await tokenOf(ada.client);
+    const rangeOf = async (path: string, init: RequestInit = {}) =>
+      (await raw(path, { token, ...init })).headers.get("content-range");
+    expect(await rangeOf(`profiles?select=id&id=eq.${ada.id}`)).toBe("0-0/*");
+    expect(await rangeOf(`profiles?select=id&id=eq.${ben.id}`)).toBe("*/*");
+    expect(await rangeOf(`profiles?select=id&id=eq.${ben.id}`, { headers: { prefer: "count=exact" } })).toBe("*/0");
+    expect(await rangeOf("stripe_user_orders?select=order_id&offset=1", { headers: { prefer: "count=exact" } })).toBe(
+      "1-1/2",
+    );
+    const patch = { method: "PATCH", body: JSON.stringify({ country: "UK" }) };
+    expect(await rangeOf(`profiles?id=eq.${ada.id}`, patch)).toBe("0-0/*");
+    expect(await rangeOf(`profiles?id=eq.${ben.id}`, patch)).toBe("*/*");
+  });
+
+  it("reads an insert's payload as PostgREST does: [] inserts nothing, keys must match", async () => {
+    const events = async () =>
+      (await stack.db.query<{ n: number }>("select count(*)::int as n from public.stripe_events")).rows[0]!.n;
+    const before = await events();
+    const post = (body: string) =>
+      raw("stripe_events", {
+        method: "POST",
+        body,
+        headers: { apikey: stack.serviceKey, authorization: `Bearer ${stack.serviceKey}` },
+      });
+    const empty = await post("[]");
+    expect(empty.status).toBe(201);
+    const mismatched = await post(JSON.stringify([{ id: "evt_one", type: "a" }, { id: "evt_two" }]));
+    expect(mismatched.status).toBe(400);
+    expect(await mismatched.json()).toMatchObject({ code: "PGRST102", message: "All object keys must match" });
+    expect(await events()).toBe(before);
+  });
+
+  it("lets a role write a table it may not read, when no representation is asked for", async () => {
+    // A table created after the stack read its schema cache: the miss reloads the cache.
+    await stack.db.exec(`
+      create table public.test_notes (id bigint generated always as identity primary key, body text not null);
+      alter table public.test_notes enable row level security;
+      create policy "Anyone leaves a note" on public.test_notes for insert to anon with check (true);
+      revoke select on public.test_notes from anon;
+    `);
+    try {
+      const anon = stack.client();
+      const minimal = await anon.from("test_notes").insert({ body: "hello" });
+      expect(minimal).toMatchObject({ status: 201, error: null, data: null });
+      const represented = await anon.from("test_notes").insert({ body: "and show me" }).select();
+      expect(represented).toMatchObject({ status: 401, data: null, error: { code: "42501" } });
+      const { rows } = await stack.db.query("select body from public.test_notes");
+      expect(rows).toEqual([{ body: "hello" }]);
+    } finally {
+      await stack.db.exec("drop table public.test_notes");
+    }
   });
 
   it("leaks nothing across users: every probe is empty or refused", async () => {
