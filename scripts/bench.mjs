@@ -18,7 +18,7 @@ import { delimiter, join, resolve } from "node:path";
 import { parseArgs, stripVTControlCharacters } from "node:util";
 import { analyzeSite, APP_PREFIXES } from "./bench/analyze.mjs";
 import { BUDGETS, checkBudgets, exitCode } from "./bench/budgets.mjs";
-import { backendTable, runBackendBench } from "./bench/backend.mjs";
+import { backendFailed, backendTable, runBackendBench } from "./bench/backend.mjs";
 import { budgetLines, jsFilesTable, lighthouseTable, pagesTable } from "./bench/format.mjs";
 
 const USAGE = `Usage: npm run bench -- [--no-build] [--dist DIR] [--no-lighthouse] [--pages /,/dmca|all] [--runs N] [--no-backend | --backend-only] [--no-fail]`;
@@ -42,6 +42,8 @@ function options(argv) {
   });
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number >= 1, not ${values.runs}`);
+  if (values["no-backend"] && values["backend-only"])
+    throw new Error("--no-backend and --backend-only exclude each other");
   return { ...values, runs, dist: resolve(root, values.dist) };
 }
 
@@ -241,6 +243,7 @@ async function main() {
       lighthouse: !opts["no-lighthouse"],
       pages: opts.pages,
       runs: opts.runs,
+      backend: !opts["no-backend"],
     },
     limits: BUDGETS,
     build: buildInfo,
@@ -275,8 +278,6 @@ async function backendSection() {
   console.log(`\n${backendTable(results)}`);
   return results;
 }
-
-const backendFailed = (results) => results.some((r) => r.error);
 
 main().then(
   (code) => {

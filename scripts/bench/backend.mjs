@@ -1,14 +1,18 @@
 // The backend part of `npm run bench`: the local stack (local/) on PGlite and on a throw-away
 // PostgreSQL server, measured with the real supabase-js over HTTP:
 //   - sign-in + portal round trip: a new client signs in as the demo customer, then makes the
-//     portal's calls (get user, the order view newest first, the profile);
+//     portal's calls (get user, then the order view newest first and the profile together);
 //   - authenticated select: one signed-in client selecting its orders, 8 requests in flight,
 //     for a fixed time: requests per second and latency.
-// Every answer is checked, so an error can never pass for a fast request.
+// Every answer is checked, so an error can never pass for a fast request: a wrong round trip
+// stops that backend's run, and any failed select marks the backend failed (its numbers are kept).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatTable } from "./format.mjs";
+
+/** What the seeded demo customer (supabase/seed.sql) must get back from the portal's calls. */
+export const EXPECTED = { orders: 2, fullName: "Dana Whitaker" };
 
 /** The p-th percentile (0-100) of `values` by nearest rank; null for no values. */
 export function percentile(values, p) {
@@ -33,8 +37,94 @@ export function summarize(samples) {
 
 /** Requests per second over a run, counting only the answers that succeeded. */
 export function throughput({ ok, errors, seconds }) {
-  return { requests: ok + errors, errors, seconds: round(seconds, 2), perSecond: seconds > 0 ? round(ok / seconds) : null };
+  return {
+    requests: ok + errors,
+    errors,
+    seconds: round(seconds, 2),
+    perSecond: seconds > 0 ? round(ok / seconds) : null,
+  };
 }
+
+/**
+ * What is wrong with the portal's answers for the demo customer, or null when they are right:
+ * `user`, `orders` and `profile` are supabase-js results ({ data, error, status }).
+ */
+export function portalProblem({ user, orders, profile }, { email, orders: count, fullName } = {}) {
+  if (user.error) return `get user: ${user.error.message}`;
+  if (user.data?.user?.email !== email) return `get user: expected ${email}, got ${user.data?.user?.email}`;
+  if (orders.error) return `orders: ${orders.status} ${orders.error.message}`;
+  if (orders.data?.length !== count) return `orders: expected ${count} rows, got ${orders.data?.length}`;
+  const dates = orders.data.map((o) => Date.parse(o.order_date));
+  if (dates.some((date, i) => Number.isNaN(date) || (i > 0 && date > dates[i - 1])))
+    return "orders: not newest first by order_date";
+  if (profile.error) return `profile: ${profile.status} ${profile.error.message}`;
+  if (profile.data?.full_name !== fullName)
+    return `profile: expected full_name ${fullName}, got ${profile.data ? profile.data.full_name : "no row"}`;
+  return null;
+}
+
+/**
+ * Null when a select of the orders answered 2xx with the expected rows; otherwise a short
+ * description ("501 Not implemented", "200 but 0 rows", "threw fetch failed").
+ */
+export function selectProblem(result, count) {
+  if (result.thrown) return `threw ${result.thrown.message ?? result.thrown}`;
+  const { status, error, data } = result;
+  if (error || status < 200 || status > 299) return `${status} ${error?.message ?? "error"}`.trim();
+  if (!Array.isArray(data) || data.length !== count) return `${status} but ${data?.length ?? "no"} rows`;
+  return null;
+}
+
+/** Tallies select outcomes: ok, errors, answers per HTTP status, the first few distinct problems. */
+export function tallySelects(outcomes) {
+  const tally = { ok: 0, errors: 0, statuses: {}, problems: [] };
+  for (const { status, problem } of outcomes) {
+    const key = String(status ?? "none");
+    tally.statuses[key] = (tally.statuses[key] ?? 0) + 1;
+    if (problem === null) tally.ok++;
+    else {
+      tally.errors++;
+      if (tally.problems.length < 3 && !tally.problems.includes(problem)) tally.problems.push(problem);
+    }
+  }
+  return tally;
+}
+
+/**
+ * One backend's entry in the report (and bench/latest.json): round-trip latencies, the select
+ * run, and `error` when any select failed.
+ */
+export function backendResult({ backend, trips, load, concurrency }) {
+  const select = {
+    concurrency,
+    ...throughput({ ok: load.ok, errors: load.errors, seconds: load.seconds }),
+    latency: summarize(load.latencies),
+    statuses: load.statuses,
+  };
+  const result = { backend, roundTrip: summarize(trips), select };
+  if (load.errors) {
+    select.problems = load.problems;
+    result.error = `${load.errors} of ${select.requests} selects failed (${load.problems.join("; ")})`;
+  }
+  return result;
+}
+
+/**
+ * A backend that could not start: skipped when its server binaries are missing (none found, or a
+ * program to run is absent), failed otherwise.
+ */
+export function startProblem(backend, error) {
+  const message = error?.message ?? String(error);
+  return /binaries not found/i.test(message) || error?.code === "ENOENT"
+    ? { backend, skipped: message }
+    : { backend, error: `could not start: ${message}` };
+}
+
+/** True when a backend failed (skipped ones do not count). */
+export const backendFailed = (results) => results.some((r) => r.error);
+
+/** A message on one table line. */
+const oneLine = (text) => String(text).trim().replace(/\s*\n\s*/g, " | ");
 
 export function backendTable(results) {
   return formatTable(
@@ -49,8 +139,8 @@ export function backendTable(results) {
       { key: "note", title: "note", align: "left" },
     ],
     results.map((r) =>
-      r.skipped || r.error
-        ? { backend: r.backend, note: r.skipped ? `skipped: ${r.skipped}` : `FAILED: ${r.error}` }
+      !r.roundTrip
+        ? { backend: r.backend, note: r.skipped ? `skipped: ${oneLine(r.skipped)}` : `FAILED: ${oneLine(r.error)}` }
         : {
             backend: r.backend,
             roundMedian: r.roundTrip.medianMs,
@@ -59,48 +149,94 @@ export function backendTable(results) {
             selectMedian: r.select.latency.medianMs,
             selectP95: r.select.latency.p95Ms,
             errors: r.select.errors,
-            note: `${r.roundTrip.n} round trips; ${r.select.requests} selects in ${r.select.seconds} s, ${r.select.concurrency} in flight`,
+            note: r.error
+              ? `FAILED: ${oneLine(r.error)}`
+              : `${r.roundTrip.n} round trips; ${r.select.requests} selects in ${r.select.seconds} s, ${r.select.concurrency} in flight`,
           },
     ),
   );
 }
 
+const clientOptions = { auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false } };
+
+/** A new client signed in as the demo customer. */
+async function signedIn(createClient, stack, demo) {
+  const client = createClient(stack.url, stack.anonKey, clientOptions);
+  const { error } = await client.auth.signInWithPassword(demo);
+  if (error) throw new Error(`sign-in failed: ${error.message}${error.status ? ` (${error.status})` : ""}`);
+  return client;
+}
+
 /** Signs in as the demo customer and makes the portal's calls; returns the elapsed ms. */
 async function roundTrip(createClient, stack, demo) {
   const started = performance.now();
-  const client = createClient(stack.url, stack.anonKey, { auth: { persistSession: false, autoRefreshToken: false } });
-  const signIn = await client.auth.signInWithPassword(demo);
-  if (signIn.error) throw new Error(`sign-in failed: ${signIn.error.message}`);
-  const { data: user, error: userError } = await client.auth.getUser();
-  if (userError) throw new Error(`get user failed: ${userError.message}`);
+  const client = await signedIn(createClient, stack, demo);
+  const user = await client.auth.getUser();
   const [orders, profile] = await Promise.all([
     client.from("stripe_user_orders").select("*").order("order_date", { ascending: false }),
-    client.from("profiles").select("*").eq("id", user.user.id).maybeSingle(),
+    user.data?.user
+      ? client.from("profiles").select("*").eq("id", user.data.user.id).maybeSingle()
+      : { data: null, error: null },
   ]);
-  if (orders.error || orders.data.length !== 2) throw new Error(`portal orders wrong: ${orders.error?.message ?? orders.data.length}`);
-  if (profile.error || profile.data?.full_name !== "Dana Whitaker") throw new Error("portal profile wrong");
-  return performance.now() - started;
+  const elapsed = performance.now() - started;
+  const problem = portalProblem({ user, orders, profile }, { email: demo.email, ...EXPECTED });
+  if (problem) throw new Error(`portal round trip wrong: ${problem}`);
+  return elapsed;
 }
 
-/** Keeps `concurrency` selects in flight for `seconds`; answers latencies and counts. */
+/** Keeps `concurrency` selects in flight for `seconds`; answers latencies and the tally. */
 async function loadSelect(client, { seconds, concurrency }) {
   const latencies = [];
-  let ok = 0;
-  let errors = 0;
-  const deadline = performance.now() + seconds * 1000;
+  const outcomes = [];
   const started = performance.now();
+  const deadline = started + seconds * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < deadline) {
         const t = performance.now();
-        const { data, error } = await client.from("stripe_user_orders").select("*");
+        let result;
+        try {
+          result = await client.from("stripe_user_orders").select("*");
+        } catch (thrown) {
+          result = { thrown };
+        }
         latencies.push(performance.now() - t);
-        if (error || data.length !== 2) errors++;
-        else ok++;
+        outcomes.push({ status: result.status, problem: selectProblem(result, EXPECTED.orders) });
       }
     }),
   );
-  return { latencies, ok, errors, elapsed: (performance.now() - started) / 1000 };
+  return { latencies, ...tallySelects(outcomes), seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * Stops what a backend run started, once, whatever state it reached: the stack (async), the
+ * PostgreSQL server and the temp folder (sync, so a signal handler can do them before exiting).
+ */
+function resources() {
+  const state = { stack: undefined, server: undefined, dataDir: undefined };
+  const quietly = (step) => {
+    try {
+      step();
+    } catch (error) {
+      console.error(`  cleanup: ${error.message}`);
+    }
+  };
+  const stopSync = () => {
+    const { server, dataDir } = state;
+    state.server = state.dataDir = undefined;
+    if (server) quietly(() => server.stop());
+    if (dataDir) quietly(() => rmSync(dataDir, { recursive: true, force: true }));
+  };
+  return {
+    state,
+    stopSync,
+    async stop() {
+      const { stack } = state;
+      state.stack = undefined;
+      if (stack) await stack.close().catch((error) => console.error(`  cleanup: ${error.message}`));
+      stopSync();
+    },
+  };
 }
 
 /**
@@ -111,51 +247,57 @@ export async function runBackendBench({ rounds = 20, warmup = 3, seconds = 3, co
   const { startStack, DEMO_USER } = await import("../../local/stack.ts");
   const { startPostgres } = await import("../../local/postgres-server.ts");
   const { createClient } = await import("@supabase/supabase-js");
+  const demo = { email: DEMO_USER.email, password: DEMO_USER.password };
   const results = [];
   for (const backend of ["PGlite", "PostgreSQL"]) {
-    let server;
-    if (backend === "PostgreSQL") {
+    const run = resources();
+    // Ctrl-C or a kill mid-run: stop the PostgreSQL server (pg_ctl detaches it, so it would
+    // outlive us) and remove the temp folder, then die of the signal as usual.
+    const onSignal = (signal) => {
+      run.stopSync();
+      process.kill(process.pid, signal);
+    };
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+    try {
+      if (backend === "PostgreSQL") {
+        try {
+          run.state.server = startPostgres();
+        } catch (error) {
+          results.push(startProblem(backend, error));
+          continue;
+        }
+      }
+      run.state.dataDir = mkdtempSync(join(tmpdir(), "bench-stack-"));
       try {
-        server = startPostgres();
+        run.state.stack = await startStack({
+          dataDir: run.state.dataDir,
+          databaseUrl: run.state.server?.url,
+          seed: true,
+          config: { rateLimits: { signInPerWindow: 100_000, signInWindowSeconds: 1, recoverWindowSeconds: 1 } },
+        });
       } catch (error) {
-        results.push({ backend, skipped: error.message });
+        results.push({ backend, error: `could not start the stack: ${error.message}` });
         continue;
       }
-    }
-    const dataDir = mkdtempSync(join(tmpdir(), "bench-stack-"));
-    let stack;
-    try {
-      stack = await startStack({
-        dataDir,
-        databaseUrl: server?.url,
-        config: { rateLimits: { signInPerWindow: 1_000_000, signInWindowSeconds: 1, recoverWindowSeconds: 1 } },
-      });
+      const { stack } = run.state;
+
       log(`  ${backend}: ${warmup} + ${rounds} sign-in round trips…`);
-      const demo = { email: DEMO_USER.email, password: DEMO_USER.password };
       for (let i = 0; i < warmup; i++) await roundTrip(createClient, stack, demo);
       const trips = [];
       for (let i = 0; i < rounds; i++) trips.push(await roundTrip(createClient, stack, demo));
 
       log(`  ${backend}: ${seconds} s of selects, ${concurrency} in flight…`);
-      const client = createClient(stack.url, stack.anonKey, { auth: { persistSession: false, autoRefreshToken: false } });
-      await client.auth.signInWithPassword(demo);
+      const client = await signedIn(createClient, stack, demo);
       await loadSelect(client, { seconds: 0.5, concurrency });
       const load = await loadSelect(client, { seconds, concurrency });
-      results.push({
-        backend,
-        roundTrip: summarize(trips),
-        select: {
-          concurrency,
-          ...throughput({ ok: load.ok, errors: load.errors, seconds: load.elapsed }),
-          latency: summarize(load.latencies),
-        },
-      });
+      results.push(backendResult({ backend, trips, load, concurrency }));
     } catch (error) {
       results.push({ backend, error: error.message });
     } finally {
-      await stack?.close();
-      server?.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      await run.stop();
+      process.removeListener("SIGINT", onSignal);
+      process.removeListener("SIGTERM", onSignal);
     }
   }
   return results;
