@@ -19,7 +19,7 @@ import { type Context, json, type StackConfig } from "./http.ts";
 import { createSigner, type Signer } from "./jwt.ts";
 import { createMailer, type Mailer, OUTBOX_PATH, outboxPage } from "./mail.ts";
 import { handleRest } from "./postgrest.ts";
-import { handleStorage } from "./objects.ts";
+import { handleStorage } from "./storage.ts";
 import { staticHandler } from "../scripts/serve.mjs";
 
 const root = join(import.meta.dirname, "..");

@@ -1,0 +1,444 @@
+/**
+ * `/storage/v1` driven by the real supabase-js over HTTP, on embedded Postgres and on a PostgreSQL
+ * server: the portal's avatar call (upload to `{userId}/{userId}.png` with upsert, then the public
+ * URL), the avatars bucket's policies, types and size limit, refused tokens and names, listing
+ * under the caller's policies, and persistence across a restart. Errors are pinned as Supabase
+ * Storage answers them: HTTP 400 with the meaningful status in the body's `statusCode`.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { crc32, deflateSync } from "node:zlib";
+import { createClient, type SupabaseClient } from "@supabase/supabase-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSigner } from "../../local/jwt.ts";
+import { startStack, type Stack } from "../../local/stack.ts";
+import { BACKENDS, startTestStack, type TestStack } from "./stack.ts";
+
+const ADA = { id: "00000000-0000-4000-8000-0000000000ad", email: "ada.avatar@example.com" };
+const BEN = { id: "00000000-0000-4000-8000-0000000000be", email: "ben.avatar@example.com" };
+const TWO_MIB = 2 * 1024 * 1024;
+
+/** A valid 1×1 PNG of one colour. */
+function png(rgb: [number, number, number]): Uint8Array {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), body.length + 4);
+    return out;
+  };
+  const header = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]); // 1×1, 8-bit RGB
+  return new Uint8Array(
+    Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      chunk("IHDR", header),
+      chunk("IDAT", deflateSync(Buffer.from([0, ...rgb]))),
+      chunk("IEND", Buffer.alloc(0)),
+    ]),
+  );
+}
+
+/** A 1×1 JPEG and a 1×1 WebP (lossy), one violet pixel each, as an image encoder wrote them. */
+const JPEG = new Uint8Array(
+  Buffer.from(
+    "/9j/2wBDAAYEBQYFBAYGBQYHBwYIChAKCgkJChQODwwQFxQYGBcUFhYaHSUfGhsjHBYWICwgIyYnKSopGR8tMC0oMCUoKSj/2wBDAQcHBwoIChMKChMoGhYaKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCj/wAARCAABAAEDASIAAhEBAxEB/8QAFQABAQAAAAAAAAAAAAAAAAAAAAb/xAAUEAEAAAAAAAAAAAAAAAAAAAAA/8QAFQEBAQAAAAAAAAAAAAAAAAAABQf/xAAUEQEAAAAAAAAAAAAAAAAAAAAA/9oADAMBAAIRAxEAPwCXAVkq/9k=",
+    "base64",
+  ),
+);
+const WEBP = new Uint8Array(
+  Buffer.from("UklGRjgAAABXRUJQVlA4ICwAAACQAQCdASoBAAEAAUAmJaACdLoAA5gA/u7T3/7nA/7nA/7nA/jr/FAKRwHgAA==", "base64"),
+);
+
+const blob = (bytes: Uint8Array, type: string) => new Blob([bytes as BlobPart], { type });
+const md5 = (bytes: Uint8Array) => `"${createHash("md5").update(bytes).digest("hex")}"`;
+
+/** Every file under a folder, relative to it, sorted. */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+    .sort();
+}
+
+/** A supabase-js client as the browser makes it, signed in with `token` when given. */
+function clientOf(stack: Stack, token?: string): SupabaseClient {
+  return createClient(stack.url, stack.anonKey, {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    global: { headers: token ? { Authorization: `Bearer ${token}` } : {} },
+  });
+}
+
+/** An access token as Supabase Auth issues it, signed by the stack's key. */
+function tokenOf(stack: Stack, user: { id: string; email: string }, claims: Record<string, unknown> = {}): string {
+  const now = Math.floor(Date.now() / 1000);
+  return stack.signer.sign({
+    sub: user.id,
+    role: "authenticated",
+    aud: "authenticated",
+    email: user.email,
+    iat: now,
+    exp: now + 3600,
+    ...claims,
+  });
+}
+
+async function publicGet(url: string, method = "GET") {
+  const answer = await fetch(url, { method });
+  const header = (name: string) => answer.headers.get(name);
+  return { status: answer.status, header, bytes: new Uint8Array(await answer.arrayBuffer()) };
+}
+
+describe.each(BACKENDS)("storage on $name", (backend) => {
+  let stack: TestStack;
+  let ada: SupabaseClient;
+  let ben: SupabaseClient;
+  const red = png([220, 38, 38]);
+  const blue = png([37, 99, 235]);
+  const avatar = `${ADA.id}/${ADA.id}.png`;
+
+  const objectRows = async (name: string) =>
+    (
+      await stack.db.query<{ id: string; owner: string | null; owner_id: string | null; metadata: unknown }>(
+        "select id, owner, owner_id, metadata from storage.objects where bucket_id = 'avatars' and name = $1",
+        [name],
+      )
+    ).rows;
+  const storedFiles = () => filesUnder(join(stack.dataDir, "storage"));
+  const publicUrl = (name: string) => `${stack.url}/storage/v1/object/public/avatars/${name}`;
+  /** A raw request as storage-js makes an upload, for what supabase-js would not send. */
+  const rawUpload = (path: string, token: string, body: BodyInit, type = "image/png") =>
+    fetch(`${stack.url}/storage/v1/object/${path}`, {
+      method: "POST",
+      headers: { apikey: stack.anonKey, authorization: `Bearer ${token}`, "content-type": type },
+      body,
+    });
+
+  beforeAll(async () => {
+    stack = await startTestStack(backend, { seed: false });
+    await stack.db.exec(`
+      insert into auth.users (id, email) values ('${ADA.id}', '${ADA.email}'), ('${BEN.id}', '${BEN.email}');
+      insert into storage.buckets (id, name, public) values ('documents', 'documents', false);
+      insert into storage.objects (bucket_id, name, owner_id) values ('documents', '${ADA.id}/contract.png', '${ADA.id}');
+    `);
+    ada = clientOf(stack, tokenOf(stack, ADA));
+    ben = clientOf(stack, tokenOf(stack, BEN));
+  }, 60_000);
+  afterAll(() => stack?.stop());
+
+  it("stores the portal's avatar upload and serves it at its public URL", async () => {
+    const avatars = ada.storage.from("avatars");
+    const { data, error } = await avatars.upload(avatar, blob(red, "image/png"), { upsert: true });
+    expect(error).toBeNull();
+
+    const rows = await objectRows(avatar);
+    expect(rows).toEqual([
+      {
+        id: data!.id,
+        owner: ADA.id,
+        owner_id: ADA.id,
+        metadata: expect.objectContaining({
+          mimetype: "image/png",
+          size: red.byteLength,
+          contentLength: red.byteLength,
+          cacheControl: "max-age=3600",
+          eTag: md5(red),
+        }),
+      },
+    ]);
+    expect(data).toEqual({ path: avatar, id: rows[0]!.id, fullPath: `avatars/${avatar}` });
+    expect(readFileSync(join(stack.dataDir, "storage", "avatars", avatar))).toEqual(Buffer.from(red));
+
+    const url = avatars.getPublicUrl(avatar).data.publicUrl;
+    expect(url).toBe(publicUrl(avatar));
+    const answer = await publicGet(url);
+    expect(answer.status).toBe(200);
+    expect(answer.bytes).toEqual(red);
+    expect(
+      ["content-type", "content-length", "cache-control", "etag", "x-content-type-options"].map(answer.header),
+    ).toEqual(["image/png", String(red.byteLength), "max-age=3600", md5(red), "nosniff"]);
+    const head = await publicGet(url, "HEAD");
+    expect([head.status, head.header("content-length"), head.bytes.byteLength]).toEqual([
+      200,
+      String(red.byteLength),
+      0,
+    ]);
+  });
+
+  it("replaces the avatar on a second upload with upsert, keeping its row", async () => {
+    const [before] = await objectRows(avatar);
+    const { data, error } = await ada.storage.from("avatars").upload(avatar, blob(blue, "image/png"), { upsert: true });
+    expect(error).toBeNull();
+    expect(data!.id).toBe(before!.id);
+    const answer = await publicGet(publicUrl(avatar));
+    expect([answer.bytes, answer.header("etag")]).toEqual([blue, md5(blue)]);
+    expect(await objectRows(avatar)).toHaveLength(1);
+    expect(storedFiles()).toEqual([`avatars/${avatar}`]);
+  });
+
+  it("refuses a second upload without upsert (409 Duplicate) and keeps the bytes", async () => {
+    const { data, error } = await ada.storage.from("avatars").upload(avatar, blob(red, "image/png"));
+    expect(data).toBeNull();
+    expect(error).toMatchObject({
+      name: "StorageApiError",
+      status: 400,
+      statusCode: "409",
+      message: "The resource already exists",
+    });
+    const form = new FormData();
+    form.append("cacheControl", "3600");
+    form.append("", blob(red, "image/png"));
+    const raw = await rawUpload(`avatars/${avatar}`, tokenOf(stack, ADA), form);
+    expect([raw.status, await raw.json()]).toEqual([
+      400,
+      { statusCode: "409", code: "ResourceAlreadyExists", error: "Duplicate", message: "The resource already exists" },
+    ]);
+    expect((await publicGet(publicUrl(avatar))).bytes).toEqual(blue);
+  });
+
+  it("updates an object with PUT (supabase-js update), as its owner", async () => {
+    const name = `${ADA.id}/updated.png`;
+    const avatars = ada.storage.from("avatars");
+    expect((await avatars.upload(name, blob(red, "image/png"))).error).toBeNull();
+    const { data, error } = await avatars.update(name, blob(blue, "image/png"));
+    expect(error).toBeNull();
+    expect(data).toMatchObject({ path: name, fullPath: `avatars/${name}` });
+    expect((await publicGet(publicUrl(name))).bytes).toEqual(blue);
+  });
+
+  it("accepts JPEG and WebP avatars and serves them with their types", async () => {
+    const avatars = ada.storage.from("avatars");
+    for (const [name, bytes, type] of [
+      [`${ADA.id}/photo.jpg`, JPEG, "image/jpeg"],
+      [`${ADA.id}/photo.webp`, WEBP, "image/webp"],
+    ] as const) {
+      expect((await avatars.upload(name, blob(bytes, type))).error).toBeNull();
+      const answer = await publicGet(publicUrl(name));
+      expect([answer.status, answer.header("content-type"), answer.bytes]).toEqual([200, type, bytes]);
+    }
+  });
+
+  it("refuses writes into another user's folder (403), leaving their file and no new row", async () => {
+    const theirs = `${BEN.id}/${BEN.id}.png`;
+    expect(
+      (await ben.storage.from("avatars").upload(theirs, blob(blue, "image/png"), { upsert: true })).error,
+    ).toBeNull();
+    const files = storedFiles();
+
+    const refused = {
+      name: "StorageApiError",
+      status: 400,
+      statusCode: "403",
+      message: "new row violates row-level security policy",
+    };
+    const intruder = ada.storage.from("avatars");
+    expect((await intruder.upload(theirs, blob(red, "image/png"), { upsert: true })).error).toMatchObject(refused);
+    expect((await intruder.update(theirs, blob(red, "image/png"))).error).toMatchObject(refused);
+    const planted = `${BEN.id}/planted.png`;
+    expect((await intruder.upload(planted, blob(red, "image/png"))).error).toMatchObject(refused);
+    // Storage tests the policy before it reads the file: 403 even for a file it would refuse anyway.
+    const notes = blob(Buffer.from("hello"), "text/plain");
+    expect((await intruder.upload(`${BEN.id}/notes.txt`, notes)).error).toMatchObject(refused);
+
+    expect((await publicGet(publicUrl(theirs))).bytes).toEqual(blue);
+    expect((await objectRows(theirs))[0]).toMatchObject({ owner_id: BEN.id });
+    expect(await objectRows(planted)).toEqual([]);
+    expect(storedFiles()).toEqual(files);
+  });
+
+  it("refuses an upload without a signed-in user (anon key only)", async () => {
+    const name = `${ADA.id}/anon.png`;
+    const { error } = await clientOf(stack).storage.from("avatars").upload(name, blob(red, "image/png"));
+    expect(error).toMatchObject({
+      status: 400,
+      statusCode: "403",
+      message: "new row violates row-level security policy",
+    });
+    expect([await objectRows(name), existsSync(join(stack.dataDir, "storage", "avatars", name))]).toEqual([[], false]);
+  });
+
+  it("refuses a file that is not PNG, JPEG or WebP (415), and stores nothing", async () => {
+    const files = storedFiles();
+    const avatars = ada.storage.from("avatars");
+    const name = `${ADA.id}/notes.txt`;
+    expect((await avatars.upload(name, blob(Buffer.from("hello"), "text/plain"))).error).toMatchObject({
+      status: 400,
+      statusCode: "415",
+      message: "mime type text/plain is not supported",
+    });
+    // A string body goes raw, with storage-js's default content type; Storage checks it as sent.
+    expect((await avatars.upload(name, "hello")).error).toMatchObject({
+      statusCode: "415",
+      message: "mime type text/plain;charset=UTF-8 is not supported",
+    });
+    expect(await objectRows(name)).toEqual([]);
+    expect(storedFiles()).toEqual(files);
+  });
+
+  it("accepts exactly 2 MiB and refuses one byte more (413), storing nothing", async () => {
+    const avatars = ada.storage.from("avatars");
+    const exact = new Uint8Array(TWO_MIB);
+    exact.set(red);
+    expect((await avatars.upload(`${ADA.id}/exact.png`, blob(exact, "image/png"))).error).toBeNull();
+    expect((await objectRows(`${ADA.id}/exact.png`))[0]).toMatchObject({ metadata: { size: TWO_MIB } });
+
+    const files = storedFiles();
+    const name = `${ADA.id}/huge.png`;
+    const huge = new Uint8Array(TWO_MIB + 1);
+    huge.set(red);
+    const tooLarge = {
+      status: 400,
+      statusCode: "413",
+      message: "The object exceeded the maximum allowed size",
+    };
+    expect((await avatars.upload(name, blob(huge, "image/png"))).error).toMatchObject(tooLarge);
+    // The raw body, streamed without a length, is cut off at the limit.
+    const streamed = await fetch(`${stack.url}/storage/v1/object/avatars/${name}`, {
+      method: "POST",
+      headers: { apikey: stack.anonKey, authorization: `Bearer ${tokenOf(stack, ADA)}`, "content-type": "image/png" },
+      body: new Blob([huge as BlobPart]).stream(),
+      duplex: "half",
+    } as RequestInit);
+    expect([streamed.status, (await streamed.json()).statusCode]).toEqual([400, "413"]);
+    expect(await objectRows(name)).toEqual([]);
+    expect(storedFiles()).toEqual(files);
+  });
+
+  it("refuses forged and expired tokens with Storage's messages, storing nothing", async () => {
+    const files = storedFiles();
+    const name = `${ADA.id}/token.png`;
+    const forged = createSigner().sign({ sub: ADA.id, role: "authenticated", exp: Math.floor(Date.now() / 1000) + 60 });
+    const expired = tokenOf(stack, ADA, { exp: Math.floor(Date.now() / 1000) - 10 });
+    for (const [token, message] of [
+      [forged, "signature verification failed"],
+      [expired, '"exp" claim timestamp check failed'],
+      ["not-a-token", "Invalid Compact JWS"],
+    ]) {
+      const { error } = await clientOf(stack, token).storage.from("avatars").upload(name, blob(red, "image/png"));
+      expect(error).toMatchObject({ status: 400, statusCode: "403", message });
+    }
+    expect(await objectRows(name)).toEqual([]);
+    expect(storedFiles()).toEqual(files);
+  });
+
+  it("answers Storage's not-found for a missing object, a private bucket and an unknown route", async () => {
+    const missing = await fetch(publicUrl(`${ADA.id}/missing.png`));
+    expect([missing.status, await missing.json()]).toEqual([
+      400,
+      { statusCode: "404", code: "NoSuchKey", error: "not_found", message: "Object not found" },
+    ]);
+    const { error } = await ada.storage.from("avatars").download(`${ADA.id}/missing.png`);
+    expect(error).not.toBeNull();
+
+    const notPublic = await fetch(`${stack.url}/storage/v1/object/public/documents/${ADA.id}/contract.png`);
+    expect([notPublic.status, await notPublic.json()]).toEqual([
+      400,
+      { statusCode: "404", code: "NoSuchBucket", error: "Bucket not found", message: "Bucket not found" },
+    ]);
+    const unknown = await ada.storage.from("photos").upload(`${ADA.id}/a.png`, blob(red, "image/png"));
+    expect(unknown.error).toMatchObject({ status: 400, statusCode: "404", message: "Bucket not found" });
+
+    const route = await fetch(`${stack.url}/storage/v1/version`, { headers: { apikey: stack.anonKey } });
+    expect([route.status, await route.json()]).toEqual([
+      404,
+      { statusCode: 404, error: "Not Found", message: "Route GET:/version not found" },
+    ]);
+  });
+
+  it("refuses names that climb out of a folder, are absolute, or carry control characters", async () => {
+    const files = storedFiles();
+    const token = tokenOf(stack, ADA);
+    // `..` must be encoded to reach the server: URL parsing resolves it in plain form.
+    for (const [path, name] of [
+      [`${ADA.id}%2F..%2F${BEN.id}%2Fx.png`, `${ADA.id}/../${BEN.id}/x.png`],
+      [`${ADA.id}//b.png`, `${ADA.id}//b.png`],
+      [`%2F${ADA.id}/x.png`, `/${ADA.id}/x.png`],
+      [`${ADA.id}/.%2Fx.png`, `${ADA.id}/./x.png`],
+      [`${ADA.id}/%00.png`, `${ADA.id}/\u0000.png`],
+      [`${ADA.id}/a%0Ab.png`, `${ADA.id}/a\nb.png`],
+      [`${ADA.id}%5C..%5Cx.png`, `${ADA.id}\\..\\x.png`],
+    ]) {
+      const answer = await rawUpload(`avatars/${path}`, token, red as BodyInit);
+      expect([answer.status, await answer.json()]).toEqual([
+        400,
+        { statusCode: "400", code: "InvalidKey", error: "InvalidKey", message: `Invalid key: ${name}` },
+      ]);
+    }
+    // Through supabase-js `../` is resolved away by URL parsing, and the name left is no object's.
+    expect((await ada.storage.from("avatars").upload("../x.png", blob(red, "image/png"))).error).toMatchObject({
+      statusCode: "404",
+    });
+    // On disk an object's file cannot also be a folder.
+    const inside = `${avatar}/inner.png`;
+    expect((await ada.storage.from("avatars").upload(inside, blob(red, "image/png"))).error).toMatchObject({
+      statusCode: "400",
+      message: `Invalid key: ${inside}`,
+    });
+    expect(await objectRows(inside)).toEqual([]);
+    expect(storedFiles()).toEqual(files);
+    expect((await stack.db.query("select name from storage.objects where name like '%x.png'")).rows).toEqual([]);
+  });
+
+  it("lists only what the caller's policies show: never another user's folder", async () => {
+    const mine = await ada.storage.from("avatars").list(ADA.id);
+    expect(mine.error).toBeNull();
+    expect(mine.data!.map((entry) => entry.name)).toEqual([
+      `${ADA.id}.png`,
+      "exact.png",
+      "photo.jpg",
+      "photo.webp",
+      "updated.png",
+    ]);
+    expect(mine.data![0]).toMatchObject({ id: (await objectRows(avatar))[0]!.id, metadata: { mimetype: "image/png" } });
+    expect((await ada.storage.from("avatars").list(ADA.id, { limit: 2, offset: 1 })).data!.map((e) => e.name)).toEqual([
+      "exact.png",
+      "photo.jpg",
+    ]);
+
+    expect(await ada.storage.from("avatars").list(BEN.id)).toEqual({ data: [], error: null });
+    expect((await ada.storage.from("avatars").list()).data).toEqual([
+      { name: ADA.id, id: null, updated_at: null, created_at: null, last_accessed_at: null, metadata: null },
+    ]);
+    expect((await clientOf(stack).storage.from("avatars").list()).data).toEqual([]);
+    expect((await ben.storage.from("avatars").list(BEN.id)).data!.map((entry) => entry.name)).toEqual([
+      `${BEN.id}.png`,
+    ]);
+  });
+
+  it("keeps objects across a restart on the same data", async () => {
+    await stack.close();
+    const again = await startTestStack(backend, {
+      seed: false,
+      dataDir: stack.dataDir,
+      databaseUrl: stack.databaseUrl,
+    });
+    try {
+      const answer = await publicGet(`${again.url}/storage/v1/object/public/avatars/${avatar}`);
+      expect([answer.status, answer.header("content-type"), answer.bytes]).toEqual([200, "image/png", blue]);
+    } finally {
+      await again.close();
+    }
+  });
+});
+
+describe("storage without a data folder", () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ seed: false });
+    await stack.db.exec(`insert into auth.users (id, email) values ('${ADA.id}', '${ADA.email}')`);
+  }, 60_000);
+  afterAll(() => stack?.close());
+
+  it("keeps the bytes in memory and serves them", async () => {
+    const red = png([220, 38, 38]);
+    const avatars = clientOf(stack, tokenOf(stack, ADA)).storage.from("avatars");
+    expect(
+      (await avatars.upload(`${ADA.id}/${ADA.id}.png`, blob(red, "image/png"), { upsert: true })).error,
+    ).toBeNull();
+    const answer = await publicGet(avatars.getPublicUrl(`${ADA.id}/${ADA.id}.png`).data.publicUrl);
+    expect([answer.status, answer.header("content-type"), answer.bytes]).toEqual([200, "image/png", red]);
+  });
+});
