@@ -26,7 +26,7 @@ export default defineConfig({
   output: "static",
   trailingSlash: "never",
   build: { format: "file", inlineStylesheets: "always" },
-  // Aliases the spec routes to another page (their canonical URL) stay out of the sitemap.
+  // Aliases the route table (docs/product.md §2) sends to another page (their canonical URL) stay out of the sitemap.
   integrations: [react(), mdx(), sitemap({ exclude: ["/programs/ai-advisor", "/advisor-os/details"] })],
   env: {
     schema: {

@@ -1,4 +1,4 @@
-/** Program lookup by checkout key: trimmed and case-insensitive (DECISIONS.md, Checkout). */
+/** Program lookup by checkout key: trimmed and case-insensitive (docs/product.md §9). */
 export interface HasCheckoutKey {
   checkoutKey: string;
 }

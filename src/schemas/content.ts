@@ -53,7 +53,7 @@ export const siteSchema = z.strictObject({
     /** Wistia media id of the hosted video on the OS sales page; empty shows its poster only. */
     wistiaOsMediaId: z.string().regex(/^[a-z0-9]*$/, "must be a Wistia media id (lowercase letters and digits)"),
   }),
-  /** The "What to Expect" steps of the consultation pages (spec: 30-minute call, custom strategy, next steps). */
+  /** The "What to Expect" steps of the consultation pages (docs/product.md §2: 30-minute call, custom strategy, next steps). */
   whatToExpect: z.array(z.strictObject({ title: z.string().min(1), description: z.string().min(20) })).min(1),
   /** The hero video on the home page: poster image and an accessible label. */
   heroVideo: z.strictObject({
@@ -244,7 +244,7 @@ export const programPageSchema = z.strictObject({
       note: z.string().optional(),
     })
     .optional(),
-  /** Heading of the testimonials section (spec default: "Success Stories"). */
+  /** Heading of the testimonials section (default "Success Stories", docs/product.md §9). */
   testimonialsHeading: z.string().default("Success Stories"),
   closing: z.strictObject({ heading: z.string().min(1), body: z.string().min(20) }),
 });

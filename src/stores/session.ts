@@ -1,5 +1,5 @@
 /**
- * The session store: one source of truth for "who is signed in" (DESIGN.md, Client state).
+ * The session store: one source of truth for "who is signed in" (docs/architecture.md, Client state).
  *
  * On marketing pages it is fed by the session supabase-js persisted in localStorage and by
  * `storage` events from other tabs, so the header knows Login vs Portal without loading

@@ -1,6 +1,7 @@
 /**
- * Routes of the spec's route table that later issues build. The site links to them already
- * (header, footer, account button); until each lands, a link to it is allowed to answer 404.
+ * Routes of the route table (docs/product.md §2) that later issues build. The site links to
+ * them already (header, footer, account button); until each lands, a link to it is allowed to
+ * answer 404.
  * Delete an entry when its page lands: `pending routes still answer 404` fails until you do.
  */
 export const PENDING_ROUTES = [
@@ -16,7 +17,7 @@ export const PENDING_ROUTES = [
   "/portal/settings/purchase-history",
 ];
 
-/** The route table of spec/SPEC.md §2, `{product}` and `{productKey}` filled in (DECISIONS.md). */
+/** The route table of docs/product.md §2, with every checkout key filled in. */
 export const SPEC_ROUTES = [
   "/",
   "/transformation",

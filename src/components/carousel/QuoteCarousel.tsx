@@ -12,7 +12,7 @@ interface Props {
   /** Accessible name of the carousel region. */
   label: string;
   quotes: Quote[];
-  /** Milliseconds between slides (spec §9: 8000). */
+  /** Milliseconds between slides (docs/product.md §9: 8000). */
   intervalMs?: number;
   /** Show previous and next buttons as well as the dots. */
   arrows?: boolean;

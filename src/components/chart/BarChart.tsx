@@ -5,7 +5,7 @@ interface Props {
   title: string;
   source: string;
   bars: { label: string; percent: number }[];
-  /** Share of the chart that must be visible before it animates (spec §9: 0.3). */
+  /** Share of the chart that must be visible before it animates (docs/product.md §9: 0.3). */
   threshold?: number;
 }
 
