@@ -16,7 +16,14 @@ export default tseslint.config(
     rules: reactHooks.configs.recommended.rules,
   },
   {
-    files: ["scripts/**/*.mjs", "src/integrations/**/*.mjs", "*.config.*", "tests/**/*.ts", "tests/**/*.mjs"],
+    files: [
+      "scripts/**/*.mjs",
+      "tools/**/*.mjs",
+      "src/integrations/**/*.mjs",
+      "*.config.*",
+      "tests/**/*.ts",
+      "tests/**/*.mjs",
+    ],
     languageOptions: { globals: { ...globals.node } },
   },
   {

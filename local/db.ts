@@ -1,17 +1,24 @@
 /**
- * The local stack's database: embedded Postgres (PGlite) in a data folder, with the platform
- * stand-ins and then the project's own migrations applied in order, each once.
- * Dev and test only.
+ * The local stack's database: embedded Postgres (PGlite) in a data folder, or a PostgreSQL server,
+ * with the platform stand-in (local/sql/platform.sql) and then the project's own migrations
+ * applied in order, each once. Dev and test only.
  */
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { pgcrypto } from "@electric-sql/pglite/contrib/pgcrypto";
 import pg from "pg";
+import { type Claims, ROLES } from "./jwt.ts";
 
 const root = join(import.meta.dirname, "..");
 export const MIGRATIONS_DIR = join(root, "supabase/migrations");
 const PLATFORM_SQL = join(import.meta.dirname, "sql/platform.sql");
+/**
+ * The shape of local/sql/platform.sql. A database made by another version is refused with a
+ * message, rather than half-upgraded: bump this when platform.sql changes a table.
+ */
+export const PLATFORM_VERSION = 2;
 
 /** What the stack needs from a database: PGlite, or a PostgreSQL server behind the same shape. */
 export interface Sql {
@@ -26,7 +33,7 @@ export interface Database extends Sql {
 
 /** Opens PGlite in `dataDir` (kept across restarts) or in memory when none is given. */
 export async function openPglite(dataDir?: string): Promise<Database> {
-  const db = await PGlite.create(dataDir);
+  const db = await PGlite.create({ dataDir, extensions: { pgcrypto } });
   return {
     query: (text, params) => db.query(text, params) as never,
     exec: (text) => db.exec(text),
@@ -75,6 +82,7 @@ export function openDatabase(options: { url?: string; dataDir?: string } = {}): 
 
 /** Applies the platform stand-ins, then every migration not applied yet. Returns the ones applied now. */
 export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
+  await checkPlatformVersion(db);
   await db.exec(await readFile(PLATFORM_SQL, "utf8"));
   await db.exec(`
     create schema if not exists supabase_migrations;
@@ -84,7 +92,12 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
       checksum text not null,
       applied_at timestamptz not null default now()
     );
+    create table if not exists supabase_migrations.platform (version int not null);
   `);
+  await db.transaction(async (tx) => {
+    await tx.query("delete from supabase_migrations.platform");
+    await tx.query("insert into supabase_migrations.platform (version) values ($1)", [PLATFORM_VERSION]);
+  });
   const applied = new Map(
     (
       await db.query<{ version: string; checksum: string }>(
@@ -113,23 +126,45 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
   return now;
 }
 
-/** JWT claims as PostgREST sets them for a request. */
-export interface Claims {
-  role: "anon" | "authenticated" | "service_role";
-  sub?: string;
-  [claim: string]: unknown;
+/** Refuses a database whose platform tables another version of the stack made. */
+async function checkPlatformVersion(db: Database) {
+  const { rows } = await db.query<{ made: boolean; versioned: boolean }>(
+    "select to_regclass('auth.users') is not null as made, to_regclass('supabase_migrations.platform') is not null as versioned",
+  );
+  if (!rows[0]!.made) return;
+  const version = rows[0]!.versioned
+    ? ((await db.query<{ version: number }>("select version from supabase_migrations.platform")).rows[0]?.version ?? 1)
+    : 1;
+  if (version !== PLATFORM_VERSION) {
+    throw new Error(
+      `This database was made by another version of the local stack (platform ${version}, now ${PLATFORM_VERSION}). ` +
+        "Start it again from the seed: `npm run preview -- --reset` (or delete the data folder; for DATABASE_URL, recreate the database).",
+    );
+  }
 }
 
-/** Runs `work` in a transaction as the claims' role, with the claims set the way PostgREST sets them. */
-export function asRole<T>(db: Database, claims: Claims, work: (tx: Sql) => Promise<T>): Promise<T> {
-  if (!["anon", "authenticated", "service_role"].includes(claims.role)) {
+/**
+ * Runs `work` in a transaction as the claims' role, with the claims set the way PostgREST sets
+ * them, and any further transaction-local `settings` (search_path, request.headers…) in the same
+ * statement.
+ */
+export function asRole<T>(
+  db: Database,
+  claims: Claims,
+  work: (tx: Sql) => Promise<T>,
+  settings: Record<string, string> = {},
+): Promise<T> {
+  if (!ROLES.includes(claims.role)) {
     return Promise.reject(new Error(`Unknown role ${String(claims.role)}`));
   }
+  const all: [string, string][] = [
+    ["role", claims.role],
+    ["request.jwt.claims", JSON.stringify(claims)],
+    ...Object.entries(settings),
+  ];
+  const sql = `select ${all.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(", ")}`;
   return db.transaction(async (tx) => {
-    await tx.query("select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)", [
-      claims.role,
-      JSON.stringify(claims),
-    ]);
+    await tx.query(sql, all.flat());
     return work(tx);
   });
 }

@@ -2,24 +2,28 @@
  * `npm run dev`: Astro's dev server with hot reload on PORT (4321), and beside it the local
  * stack's API on API_PORT (54321, the Supabase CLI's port) with the same data folder as
  * `npm start` (.data/, or DATA_DIR; not both at once). The site's supabase-js is pointed at it,
- * and e-mailed links lead back to the dev server.
+ * and e-mailed links lead back to the dev server. HOST opens the API to other machines, with a
+ * warning.
  * Usage: npm run dev [-- <astro dev options>]
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { startStack } from "./stack.ts";
+import { exposedWarning, startStack } from "./stack.ts";
 
 const sitePort = Number(process.env.PORT || 4321);
 const apiPort = Number(process.env.API_PORT || 54321);
 const dataDir = process.env.DATA_DIR || ".data";
 
+const listen = process.env.HOST || undefined;
 let stack;
 try {
   stack = await startStack({
     port: apiPort,
+    listen,
     dataDir,
     databaseUrl: process.env.DATABASE_URL || undefined,
-    config: { redirectOrigins: [`http://localhost:${sitePort}`] },
+    // E-mailed links lead to the dev server's pages.
+    config: { auth: { siteUrl: `http://localhost:${sitePort}` } },
   });
 } catch (error) {
   const code = (error as NodeJS.ErrnoException).code;
@@ -32,6 +36,8 @@ try {
 }
 console.log(`API:    ${stack.url}   (Supabase stand-in; data in ${dataDir}/)`);
 console.log(`Outbox: ${stack.outboxUrl}`);
+const warning = exposedWarning(listen);
+if (warning) console.warn(warning);
 
 const astro = join(import.meta.dirname, "..", "node_modules", "astro", "bin", "astro.mjs");
 const child = spawn(process.execPath, [astro, "dev", "--port", String(sitePort), ...process.argv.slice(2)], {

@@ -3,24 +3,16 @@
  * bounded body reading, and the API gateway's key check (Supabase's gateway refuses a request
  * without a valid `apikey` before any service sees it). Dev and test only.
  */
+import type { StackConfig } from "./config.ts";
 import type { Database } from "./db.ts";
-import type { Signer, TokenClaims, Verified } from "./jwt.ts";
+import type { Role, Signer, Verified } from "./jwt.ts";
 import type { Mailer } from "./mail.ts";
 
-export interface StackConfig {
-  /** Public origin of the stack, e.g. http://localhost:4321: the API's URL and the site's. */
-  url: string;
-  /** Origins a redirect (recovery link, checkout URLs) may point at; the site's own is always allowed. */
-  redirectOrigins: string[];
-  /** Lifetime of access tokens in seconds (Supabase: 3600). Tests make it short. */
-  jwtExpiry: number;
-  /** Lifetime of e-mailed links in seconds (Supabase: 3600). */
-  otpExpiry: number;
-  /** Sign-in attempts per e-mail address and client per window; recover requests per address per window. */
-  rateLimits: { signInPerWindow: number; signInWindowSeconds: number; recoverWindowSeconds: number };
-  /** Largest request body any endpoint reads, in bytes (Supabase's storage default: 50 MB). */
-  maxBodyBytes: number;
-}
+/**
+ * The largest request body the stack reads, in bytes: a guard of the stand-in's own against
+ * runaway requests, above anything the product sends (an avatar is at most 2 MB).
+ */
+export const MAX_BODY_BYTES = 50 * 1024 * 1024;
 
 export interface Context {
   db: Database;
@@ -76,7 +68,7 @@ export function bearer(request: Request): string | undefined {
  * The gateway's check: the request must carry a valid API key (header `apikey`, or the query
  * parameter of the same name). Answers the key's role, or the gateway's 401.
  */
-export function gateway(request: Request, context: Context): { role: TokenClaims["role"] } | Response {
+export function gateway(request: Request, context: Context): { role: Role } | Response {
   const url = new URL(request.url);
   const key = request.headers.get("apikey") ?? url.searchParams.get("apikey");
   if (!key) return json({ message: "No API key found in request" }, 401);
@@ -87,26 +79,11 @@ export function gateway(request: Request, context: Context): { role: TokenClaims
 
 /**
  * The claims a data request runs with: the bearer token's when present (it must verify),
- * otherwise the API key's role, as PostgREST and Storage decide it.
+ * otherwise the API key's role, as PostgREST and Storage decide it. `leeway` is the clock skew
+ * the service allows on expiry (PostgREST: 30 seconds).
  */
-export function requestClaims(request: Request, context: Context): Verified {
-  const token = bearer(request);
-  if (!token) {
-    const key = request.headers.get("apikey") ?? new URL(request.url).searchParams.get("apikey") ?? "";
-    return context.signer.verify(key);
-  }
-  return context.signer.verify(token);
-}
-
-/** True when `target` is an absolute http(s) URL on the site's own origin or an allowed one. */
-export function isAllowedRedirect(target: string, config: StackConfig): boolean {
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    return false;
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return false;
-  const allowed = new Set([new URL(config.url).origin, ...config.redirectOrigins.map((o) => new URL(o).origin)]);
-  return allowed.has(url.origin);
+export function requestClaims(request: Request, context: Context, leeway = 0): Verified {
+  const token =
+    bearer(request) ?? request.headers.get("apikey") ?? new URL(request.url).searchParams.get("apikey") ?? "";
+  return context.signer.verify(token, { leeway });
 }

@@ -21,9 +21,13 @@ import { dirname, join } from "node:path";
 /** The Supabase CLI's well-known local secret: never used outside this machine. */
 export const LOCAL_JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long";
 
-/** Claims of a verified token; `role` is the Postgres role every request runs as. */
-export interface TokenClaims {
-  role: "anon" | "authenticated" | "service_role";
+/** The Postgres roles a request can run as. */
+export type Role = "anon" | "authenticated" | "service_role";
+export const ROLES: readonly Role[] = ["anon", "authenticated", "service_role"];
+
+/** Claims of a verified token, as PostgREST sets them for a request; `role` is the role it runs as. */
+export interface Claims {
+  role: Role;
   sub?: string;
   exp?: number;
   iat?: number;
@@ -31,7 +35,7 @@ export interface TokenClaims {
   [claim: string]: unknown;
 }
 
-export type Verified = { ok: true; claims: TokenClaims } | { ok: false; reason: "malformed" | "signature" | "expired" };
+export type Verified = { ok: true; claims: Claims } | { ok: false; reason: "malformed" | "signature" | "expired" };
 
 const b64url = (data: Buffer | string) => Buffer.from(data).toString("base64url");
 const json64 = (value: unknown) => b64url(JSON.stringify(value));
@@ -51,7 +55,11 @@ export interface Signer {
   serviceKey: string;
   /** Signs user claims with ES256. */
   sign(claims: Record<string, unknown>): string;
-  verify(token: string, now?: number): Verified;
+  /**
+   * Checks the signature, the role and the expiry. `leeway` is the clock skew a service allows
+   * past `exp`: PostgREST allows 30 seconds; Supabase Auth, Storage and the functions gateway none.
+   */
+  verify(token: string, options?: { leeway?: number; now?: number }): Verified;
   /** The public keys, as `/auth/v1/.well-known/jwks.json` answers them. */
   jwks(): { keys: JsonWebKey[] };
 }
@@ -81,12 +89,12 @@ export function createSigner(options: { dataDir?: string; secret?: string } = {}
       });
       return `${header}.${payload}.${b64url(signature)}`;
     },
-    verify(token, now = Math.floor(Date.now() / 1000)) {
+    verify(token, { leeway = 0, now = Math.floor(Date.now() / 1000) } = {}) {
       const parts = token.split(".");
       if (parts.length !== 3) return { ok: false, reason: "malformed" };
       const [h, p, s] = parts as [string, string, string];
       let header: { alg?: string; kid?: string };
-      let claims: TokenClaims;
+      let claims: Claims;
       try {
         header = JSON.parse(Buffer.from(h, "base64url").toString("utf8"));
         claims = JSON.parse(Buffer.from(p, "base64url").toString("utf8"));
@@ -104,9 +112,9 @@ export function createSigner(options: { dataDir?: string; secret?: string } = {}
         valid = verify("sha256", data, { key: publicKey, dsaEncoding: "ieee-p1363" }, signature);
       }
       if (!valid) return { ok: false, reason: "signature" };
-      if (!["anon", "authenticated", "service_role"].includes(String(claims.role)))
-        return { ok: false, reason: "malformed" };
-      if (typeof claims.exp === "number" && claims.exp <= now) return { ok: false, reason: "expired" };
+      if (!ROLES.includes(claims.role)) return { ok: false, reason: "malformed" };
+      // Expired once the clock is past exp (plus the leeway), as GoTrue and PostgREST compare.
+      if (typeof claims.exp === "number" && now > claims.exp + leeway) return { ok: false, reason: "expired" };
       return { ok: true, claims };
     },
     jwks: () => ({ keys: [publicJwk] }),

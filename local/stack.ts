@@ -2,36 +2,44 @@
  * The local stack: one HTTP server that serves the built site and the Supabase API the product
  * calls (`/auth/v1`, `/rest/v1`, `/storage/v1`, `/functions/v1`) plus the mail outbox, over
  * embedded Postgres (PGlite) in a data folder, or a PostgreSQL server when a URL is given.
+ * Settings come from supabase/config.toml (local/config.ts). It listens on 127.0.0.1 unless told
+ * otherwise: its API keys are signed with the Supabase CLI's public demo secret.
  * `npm start` runs it through local/start.ts; the integration tests start it in-process.
  * Dev and test only: production is Supabase.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { isIP, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import bcrypt from "bcryptjs";
-import { handleAuth } from "./auth.ts";
+import { handleAuth } from "./auth/index.ts";
+import { type ConfigOverrides, loadConfig, type StackConfig } from "./config.ts";
 import { type Database, migrate, openDatabase } from "./db.ts";
 import { handleFunctions } from "./functions.ts";
-import { type Context, json, type StackConfig } from "./http.ts";
+import { type Context, json } from "./http.ts";
 import { createSigner, type Signer } from "./jwt.ts";
 import { createMailer, type Mailer, OUTBOX_PATH, outboxPage } from "./mail.ts";
-import { handleRest } from "./postgrest.ts";
+import { handleRest } from "./postgrest/index.ts";
+import { staticHandler } from "./static.ts";
 import { handleStorage } from "./storage.ts";
-import { staticHandler } from "../scripts/serve.mjs";
 
 const root = join(import.meta.dirname, "..");
 
-/** The demo customer seeded into a new database (supabase/seed.sql); the stack sets the password. */
+/** The demo customer supabase/seed.sql creates, with the password it sets. */
 export const DEMO_USER = { email: "demo@advisoraccelerator.com", password: "advisor-demo-2026" };
+
+/** Pages of the stack itself (the outbox): answered to this machine only. */
+export const LOCAL_PATH = "/_local";
 
 export interface StackOptions {
   /** Port to listen on; 0 picks a free one. */
   port?: number;
-  /** Host name in the public URL; default localhost. */
-  host?: string;
+  /**
+   * Address to listen on; default 127.0.0.1, this machine only. Another address lets other
+   * machines act as any user: the keys are the Supabase CLI's public demo keys.
+   */
+  listen?: string;
   /** Data folder for PGlite, bucket files, mail and keys; without one everything is in memory. */
   dataDir?: string;
   /** PostgreSQL server to use instead of PGlite. */
@@ -42,12 +50,15 @@ export interface StackOptions {
   functionsDir?: string;
   /** Apply supabase/seed.sql to a new database; default true. */
   seed?: boolean;
-  config?: Partial<Omit<StackConfig, "url">>;
+  /** Changes to the settings supabase/config.toml gives (tests). */
+  config?: ConfigOverrides;
 }
 
 export interface Stack {
   url: string;
   port: number;
+  /** The settings it runs with: supabase/config.toml and the overrides. */
+  config: StackConfig;
   anonKey: string;
   serviceKey: string;
   db: Database;
@@ -59,7 +70,10 @@ export interface Stack {
 
 const API_PREFIXES = ["/auth/v1", "/rest/v1", "/storage/v1", "/functions/v1"];
 
-/** Headers Supabase's gateway adds to every API answer, and answers preflight requests with. */
+/**
+ * Headers Supabase's gateway adds to every auth, REST and storage answer, and answers their
+ * preflight requests with. Functions get none: each function answers its own preflight.
+ */
 function corsHeaders(request: Request): Record<string, string> {
   return {
     "access-control-allow-origin": "*",
@@ -83,54 +97,64 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     unlock();
     throw error;
   });
-  const applied = await migrate(db);
+  const applied = await migrate(db).catch(async (error: unknown) => {
+    await db.close();
+    unlock();
+    throw error;
+  });
   if (options.seed !== false && applied.length > 0 && applied[0] === (await firstMigration())) {
     await db.exec(await readFile(join(root, "supabase/seed.sql"), "utf8"));
   }
-  await setDemoPassword(db);
 
   const signer = createSigner({ dataDir: dataDir || undefined });
   const mail = createMailer(dataDir || undefined);
   const serveSite = options.siteDir ? staticHandler(options.siteDir) : undefined;
   const functionsDir = options.functionsDir ?? join(root, "functions");
 
+  const listen = options.listen ?? "127.0.0.1";
   const server = createServer();
+  let config: StackConfig;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(options.port ?? 0, "0.0.0.0", () => resolve());
+      server.listen(options.port ?? 0, listen, () => resolve());
     });
+    const port = (server.address() as AddressInfo).port;
+    const url = `http://${publicHost(listen)}:${port}`;
+    // When the stack serves the site, the site is here, whatever port it was given.
+    config = loadConfig(
+      url,
+      options.siteDir ? { ...options.config, auth: { siteUrl: url, ...options.config?.auth } } : options.config,
+    );
   } catch (error) {
+    server.close();
     await db.close();
     unlock();
     throw error;
   }
+  const { url } = config;
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${options.host ?? "localhost"}:${port}`;
-  const config: StackConfig = {
-    url,
-    redirectOrigins: [],
-    jwtExpiry: 3600,
-    otpExpiry: 3600,
-    rateLimits: { signInPerWindow: 30, signInWindowSeconds: 300, recoverWindowSeconds: 60 },
-    maxBodyBytes: 50 * 1024 * 1024,
-    ...options.config,
-  };
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? "/").split("?")[0]!;
-    const api = API_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
-    if (!api && !path.startsWith(OUTBOX_PATH)) {
-      if (serveSite) serveSite(req, res);
+    const api = API_PREFIXES.find((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+    if (!api && path !== LOCAL_PATH && !path.startsWith(`${LOCAL_PATH}/`)) {
+      if (serveSite) void serveSite(req, res);
       else res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
       return;
     }
-    const context: Context = { db, signer, mail, config, dataDir, ip: req.socket.remoteAddress ?? "" };
+    const ip = req.socket.remoteAddress ?? "";
+    const context: Context = { db, signer, mail, config, dataDir, ip };
     void answer(req, res, async (request) => {
-      if (!api) return outboxPage(path, mail) ?? new Response("Not found", { status: 404 });
+      if (!api) {
+        if (!isLoopback(ip))
+          return new Response("Not found", { status: 404, headers: { "content-type": "text/plain" } });
+        return outboxPage(path, mail) ?? new Response("Not found", { status: 404 });
+      }
+      if (api === "/functions/v1") return handleFunctions(request, context, functionsDir);
       const cors = corsHeaders(request);
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: cors });
-      const response = await route(path, request, context, functionsDir);
+      const response = await route(api, request, context);
       for (const [name, value] of Object.entries(cors))
         if (!response.headers.has(name)) response.headers.set(name, value);
       return response;
@@ -141,6 +165,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   return {
     url,
     port,
+    config,
     anonKey: signer.anonKey,
     serviceKey: signer.serviceKey,
     db,
@@ -162,11 +187,27 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
 }
 
-function route(path: string, request: Request, context: Context, functionsDir: string): Promise<Response> {
-  if (path.startsWith("/auth/v1")) return handleAuth(request, context);
-  if (path.startsWith("/rest/v1")) return handleRest(request, context);
-  if (path.startsWith("/storage/v1")) return handleStorage(request, context);
-  return handleFunctions(request, context, functionsDir);
+function route(api: string, request: Request, context: Context): Promise<Response> {
+  if (api === "/auth/v1") return handleAuth(request, context);
+  if (api === "/rest/v1") return handleRest(request, context);
+  return handleStorage(request, context);
+}
+
+/** True for an address of this machine's loopback interface (127.0.0.0/8, ::1, and their IPv4-mapped forms). */
+export function isLoopback(address: string): boolean {
+  const v4 = address.startsWith("::ffff:") ? address.slice(7) : address;
+  return v4.startsWith("127.") || address === "::1";
+}
+
+/** True for an address that accepts connections from other machines. */
+export function isExposed(listen: string): boolean {
+  return !isLoopback(listen) && listen !== "localhost";
+}
+
+/** The host name of the stack's public URL for the address it listens on. */
+function publicHost(listen: string): string {
+  if (isLoopback(listen) || listen === "0.0.0.0" || listen === "::" || listen === "localhost") return "localhost";
+  return isIP(listen) === 6 ? `[${listen}]` : listen;
 }
 
 /** Turns the Node request into a Web Request, and the handler's Response back. */
@@ -236,15 +277,13 @@ async function firstMigration(): Promise<string> {
   return (await readdir(join(root, "supabase/migrations"))).filter((f) => /^\d+_.+\.sql$/.test(f)).sort()[0]!;
 }
 
-/** Gives the seeded demo customer its documented password, once. */
-async function setDemoPassword(db: Database) {
-  const { rows } = await db.query<{ id: string }>(
-    "select id from auth.users where email = $1 and encrypted_password is null",
-    [DEMO_USER.email],
-  );
-  if (rows.length === 0) return;
-  await db.query("update auth.users set encrypted_password = $1 where id = $2", [
-    await bcrypt.hash(DEMO_USER.password, 10),
-    rows[0]!.id,
-  ]);
+/** What `npm start` and `npm run dev` print when asked to listen beyond this machine; null when they do not. */
+export function exposedWarning(listen: string | undefined): string | null {
+  if (!listen || !isExposed(listen)) return null;
+  return [
+    `WARNING: the local stack is listening on ${listen}, reachable from other machines.`,
+    "Its API keys are signed with the Supabase CLI's public demo secret: anyone who can reach this",
+    "port can sign requests as any user, or as the service role, and read or change every row and file.",
+    "Use it only on a network you trust, and unset HOST to listen on 127.0.0.1 again.",
+  ].join("\n");
 }

@@ -1,12 +1,13 @@
 /**
  * `npm start`: the built site and the local Supabase stand-in on one port, data in `.data/`
- * (kept across restarts), or in the PostgreSQL server DATABASE_URL names.
+ * (kept across restarts), or in the PostgreSQL server DATABASE_URL names. It listens on
+ * 127.0.0.1; HOST=<address> opens it to other machines, with a warning.
  * Usage: node local/start.ts [--port 4321] [--dir dist] [--data .data] [--reset]
  * (--reset empties the data folder first, for a run that starts from the seed alone.)
  */
 import { existsSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { DEMO_USER, startStack } from "./stack.ts";
+import { DEMO_USER, exposedWarning, startStack } from "./stack.ts";
 
 const { values } = parseArgs({
   options: {
@@ -23,9 +24,11 @@ if (!existsSync(values.dir)) {
 }
 if (values.reset) rmSync(values.data, { recursive: true, force: true });
 
+const listen = process.env.HOST || undefined;
 try {
   const stack = await startStack({
     port: Number(values.port),
+    listen,
     siteDir: values.dir,
     dataDir: values.data,
     databaseUrl: process.env.DATABASE_URL || undefined,
@@ -37,6 +40,8 @@ try {
     `Demo:     ${DEMO_USER.email} / ${DEMO_USER.password}   (a customer with one completed and one pending order)`,
   );
   console.log(`Database: ${database}`);
+  const warning = exposedWarning(listen);
+  if (warning) console.warn(warning);
   const stop = () => void stack.close().then(() => process.exit(0));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);

@@ -1,14 +1,15 @@
-// Serves the production build the way the static CDN does: pretty URLs (`/mindset` ->
-// `mindset.html`), gzip for text, long caching for hashed assets, and the 404 page.
-// Usage: node scripts/serve.mjs [--port 4321] [--dir dist]
+/**
+ * Serves the production build the way the static CDN does: pretty URLs (`/mindset` ->
+ * `mindset.html`), gzip for text, long caching for hashed assets, and the 404 page. The local
+ * stack (local/stack.ts) serves the site with it; `scripts/serve.mjs` serves it alone.
+ */
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import { createServer } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { extname, join, normalize, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { createGzip } from "node:zlib";
 
-const TYPES = {
+const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
   ".css": "text/css; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -28,7 +29,7 @@ const TYPES = {
 };
 const COMPRESSIBLE = new Set([".html", ".css", ".js", ".mjs", ".json", ".xml", ".txt", ".svg", ".webmanifest"]);
 
-async function isFile(path) {
+async function isFile(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isFile();
   } catch {
@@ -37,8 +38,8 @@ async function isFile(path) {
 }
 
 /** Maps a URL path to the built file that answers it, or null. */
-export async function resolveFile(root, pathname) {
-  let path;
+export async function resolveFile(root: string, pathname: string): Promise<string | null> {
+  let path: string;
   try {
     path = decodeURIComponent(pathname);
   } catch {
@@ -52,10 +53,10 @@ export async function resolveFile(root, pathname) {
   return null;
 }
 
-/** A request handler for the static site; `next` answers what is not a file (404 by default). */
-export function staticHandler(dir) {
+/** A request handler for the static site in `dir`; what is not a file gets the site's 404 page. */
+export function staticHandler(dir: string) {
   const root = resolve(dir);
-  return async function handle(req, res) {
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://localhost");
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405, { allow: "GET, HEAD" }).end();
@@ -73,7 +74,7 @@ export function staticHandler(dir) {
       status = 404;
     }
     const ext = extname(file);
-    const headers = {
+    const headers: Record<string, string> = {
       "content-type": TYPES[ext] ?? "application/octet-stream",
       "cache-control": url.pathname.startsWith("/_astro/")
         ? "public, max-age=31536000, immutable"
@@ -91,26 +92,4 @@ export function staticHandler(dir) {
     const stream = createReadStream(file);
     (gzip ? stream.pipe(createGzip()) : stream).pipe(res);
   };
-}
-
-const isMain = import.meta.url === `file://${process.argv[1]}`;
-if (isMain) {
-  const { values } = parseArgs({
-    options: {
-      port: { type: "string", default: process.env.PORT ?? "4321" },
-      dir: { type: "string", default: "dist" },
-    },
-  });
-  const server = createServer(staticHandler(values.dir));
-  server.on("error", (error) => {
-    if (error.code === "EADDRINUSE") {
-      console.error(`Port ${values.port} is already in use. Stop the other server, or run with PORT=<free port>.`);
-    } else {
-      console.error(`Could not start the server: ${error.message}`);
-    }
-    process.exit(1);
-  });
-  server.listen(Number(values.port), () => {
-    console.log(`Site: http://localhost:${values.port}`);
-  });
 }

@@ -1,7 +1,7 @@
 // npm run bench: builds the site, then reports per page the HTML and JavaScript it sends, its
 // islands and directives, render-blocking scripts, supabase-js, and Lighthouse mobile scores,
-// checked against the budgets in DESIGN.md; then the local backend (scripts/bench/backend.mjs)
-// on PGlite and PostgreSQL. Writes bench/latest.json.
+// checked against the budgets in docs/architecture.md; then the local backend
+// (tools/bench/backend.mjs) on PGlite and PostgreSQL. Writes bench/latest.json.
 //
 //   --no-build        measure the existing build instead of building
 //   --dist DIR        the build folder (default dist; with a build, passed to astro as --outDir)
@@ -16,10 +16,10 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { parseArgs, stripVTControlCharacters } from "node:util";
-import { analyzeSite, APP_PREFIXES } from "./bench/analyze.mjs";
-import { BUDGETS, checkBudgets, exitCode } from "./bench/budgets.mjs";
-import { backendFailed, backendTable, runBackendBench } from "./bench/backend.mjs";
-import { budgetLines, jsFilesTable, lighthouseTable, pagesTable } from "./bench/format.mjs";
+import { analyzeSite, APP_PREFIXES } from "../tools/bench/analyze.mjs";
+import { BUDGETS, checkBudgets, exitCode } from "../tools/bench/budgets.mjs";
+import { backendFailed, backendTable, runBackendBench } from "../tools/bench/backend.mjs";
+import { budgetLines, jsFilesTable, lighthouseTable, pagesTable } from "../tools/bench/format.mjs";
 
 const USAGE = `Usage: npm run bench -- [--no-build] [--dist DIR] [--no-lighthouse] [--pages /,/dmca|all] [--runs N] [--no-backend | --backend-only] [--no-fail]`;
 
@@ -184,7 +184,7 @@ async function main() {
       console.log(
         `  note: load average ${load.toFixed(1)} on ${availableParallelism()} cores; other work on this machine slows the runs and raises TBT/LCP`,
       );
-    const { runLighthouse } = await import("./bench/lighthouse.mjs");
+    const { runLighthouse } = await import("../tools/bench/lighthouse.mjs");
     try {
       lighthouse = {
         runs: opts.runs,
@@ -231,7 +231,7 @@ async function main() {
   const backend = opts["no-backend"] ? null : await backendSection();
 
   const budgets = checkBudgets({ pages, lighthouse, build: buildInfo });
-  console.log(`\nBudgets (DESIGN.md; app pages, exempt from the supabase rule: ${APP_PREFIXES.join(" ")})\n`);
+  console.log(`\nBudgets (docs/architecture.md; app pages exempt from the supabase rule: ${APP_PREFIXES.join(" ")})\n`);
   console.log(budgetLines(budgets));
 
   const report = {

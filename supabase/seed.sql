@@ -1,14 +1,44 @@
--- Demo data for local development: one customer who bought Growth Mindset Mastery and has an
--- AI Advisor Accelerator payment pending. Sign in as demo@advisoraccelerator.com with the
--- password printed by `npm start` (the local stack sets it; this file only creates the rows).
-insert into auth.users (id, email, email_confirmed_at, raw_app_meta_data)
+-- Demo data: one customer who bought Growth Mindset Mastery and has an AI Advisor Accelerator
+-- payment pending. `npm start` applies it to a new local database, and `supabase db reset` to a
+-- Supabase CLI database, so both give the same demo. Sign in as demo@advisoraccelerator.com with
+-- the password advisor-demo-2026.
+--
+-- The user row is written as Supabase Auth writes one, because Auth reads it back the same way:
+-- the zero instance id, the 'authenticated' audience and role, a bcrypt password, a confirmed
+-- address, empty strings (not nulls) in the token columns it reads as text, and the e-mail
+-- identity every password user has.
+insert into auth.users (
+  instance_id, id, aud, role, email, encrypted_password, email_confirmed_at,
+  confirmation_token, recovery_token, email_change_token_new, email_change,
+  raw_app_meta_data, raw_user_meta_data, created_at, updated_at
+)
 values (
+  '00000000-0000-0000-0000-000000000000',
   '5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f',
+  'authenticated',
+  'authenticated',
   'demo@advisoraccelerator.com',
-  now(),
-  '{"provider": "email", "providers": ["email"]}'
+  extensions.crypt('advisor-demo-2026', extensions.gen_salt('bf', 10)),
+  now() - interval '40 days',
+  '', '', '', '',
+  '{"provider": "email", "providers": ["email"]}',
+  '{"email_verified": true}',
+  now() - interval '40 days',
+  now() - interval '40 days'
 )
 on conflict (id) do nothing;
+
+insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
+values (
+  '5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f',
+  '5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f',
+  '{"sub": "5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f", "email": "demo@advisoraccelerator.com", "email_verified": true, "phone_verified": false}',
+  'email',
+  now() - interval '40 days',
+  now() - interval '40 days',
+  now() - interval '40 days'
+)
+on conflict (provider_id, provider) do nothing;
 
 insert into public.profiles (id, full_name, city, state, country)
 values ('5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f', 'Dana Whitaker', 'Austin', 'TX', 'United States')

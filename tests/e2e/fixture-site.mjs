@@ -9,7 +9,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { staticHandler } from "../../scripts/serve.mjs";
+import { staticHandler } from "../../local/static.ts";
 
 /** A production-like Supabase project URL: the built pages must carry its session key, not the URL. */
 export const SUPABASE_URL = "https://fixtureproject.supabase.co";

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { MIGRATIONS_DIR, migrate, openPglite } from "../../local/db";
+import { MIGRATIONS_DIR, migrate, openPglite, PLATFORM_VERSION } from "../../local/db.ts";
 
 const dirs: string[] = [];
 const temp = (prefix: string) => {
@@ -33,6 +33,19 @@ describe("local database", () => {
     const { rows } = await second.query<{ full_name: string }>("select full_name from public.profiles");
     expect(rows).toEqual([{ full_name: "Cora C" }]);
     await second.close();
+  }, 60_000);
+
+  it("refuses, with what to do, a database another version of the stack made", async () => {
+    const dataDir = temp("pgdata-");
+    const db = await openPglite(dataDir);
+    await migrate(db);
+    await db.query("update supabase_migrations.platform set version = $1", [PLATFORM_VERSION - 1]);
+    await expect(migrate(db)).rejects.toThrow(
+      /made by another version of the local stack.*npm run preview -- --reset/s,
+    );
+    await db.query("update supabase_migrations.platform set version = $1", [PLATFORM_VERSION]);
+    expect(await migrate(db)).toEqual([]);
+    await db.close();
   }, 60_000);
 
   it("refuses a migration that changed after it was applied", async () => {

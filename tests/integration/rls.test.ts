@@ -5,8 +5,9 @@
  * or must be refused; a probe that returns someone else's data or writes anything is a leak.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPostgres } from "../../local/postgres-server";
-import { asRole, type Claims, type Database, migrate, openPglite, openPostgres, type Sql } from "../../local/db";
+import { asRole, type Database, migrate, type Sql } from "../../local/db.ts";
+import { BACKENDS, openTestDatabase } from "../../local/harness.ts";
+import type { Claims } from "../../local/jwt.ts";
 
 const A = "00000000-0000-4000-8000-00000000000a";
 const B = "00000000-0000-4000-8000-00000000000b";
@@ -15,28 +16,12 @@ const userB: Claims = { role: "authenticated", sub: B };
 const anon: Claims = { role: "anon" };
 const service: Claims = { role: "service_role" };
 
-interface Backend {
-  name: string;
-  open(): Promise<Database>;
-  stop?(): void;
-}
-
-const pglite: Backend = { name: "PGlite", open: () => openPglite() };
-const postgres: Backend = {
-  name: "PostgreSQL",
-  async open() {
-    const server = startPostgres();
-    this.stop = () => server.stop();
-    return openPostgres(server.url);
-  },
-};
-
-describe.each([pglite, postgres])("on $name", (backend) => {
+describe.each(BACKENDS)("on $name", (backend) => {
   let db: Database;
+  let stop: () => Promise<void>;
 
   beforeAll(async () => {
-    db = await backend.open();
-    await migrate(db);
+    ({ db, stop } = await openTestDatabase(backend));
     await db.exec(`
       insert into auth.users (id, email) values ('${A}', 'a@example.com'), ('${B}', 'b@example.com');
       insert into public.profiles (id, full_name) values ('${A}', 'Ada A'), ('${B}', 'Bea B');
@@ -47,10 +32,7 @@ describe.each([pglite, postgres])("on $name", (backend) => {
     `);
   }, 60_000);
 
-  afterAll(async () => {
-    await db.close();
-    backend.stop?.();
-  });
+  afterAll(() => stop?.());
 
   /** Runs a probe; answers the rows it saw, or "refused" when Postgres raised an error. */
   async function probe(claims: Claims, sql: string): Promise<unknown[] | "refused"> {
@@ -109,19 +91,145 @@ describe.each([pglite, postgres])("on $name", (backend) => {
       expect(rows).toEqual([{ status: "pending" }]);
     });
 
-    it("a user uploads into their own avatar folder, and nowhere else", async () => {
+    it("a user uploads their own avatar, declared as an image, and nothing else", async () => {
+      // Storage's permission check writes the row as the uploader with the declared type in metadata.
+      const upload = (name: string, mimetype: string) =>
+        probe(
+          userA,
+          `insert into storage.objects (bucket_id, name, owner, metadata) values ('avatars', '${name}', '${A}', ` +
+            `'{"mimetype": "${mimetype}", "contentLength": 1200}') returning name`,
+        );
+      expect(await upload(`${A}/${A}.png`, "image/png")).toEqual([{ name: `${A}/${A}.png` }]);
+      for (const ext of ["jpg", "jpeg", "webp"]) {
+        expect(await upload(`${A}/${A}.${ext}`, "image/jpeg")).toEqual([{ name: `${A}/${A}.${ext}` }]);
+      }
+      // The bucket compares only type and subtype: the policy names the exact types.
+      for (const mimetype of ["image/png/x", "text/html", "image/svg+xml", "image/png; charset=utf-8"]) {
+        expect(await upload(`${A}/${A}.png`, mimetype), mimetype).toBe("refused");
+      }
+      const names = [
+        `${B}/${B}.png`,
+        `${A}/other.png`,
+        `${A}/${A}.gif`,
+        `${A}/${A}.PNG`,
+        `${A}/${A}.png/x.png`,
+        `${A}.png`,
+      ];
+      for (const name of names) expect(await upload(name, "image/png"), name).toBe("refused");
       expect(
         await probe(
           userA,
           `insert into storage.objects (bucket_id, name, owner) values ('avatars', '${A}/${A}.png', '${A}') returning name`,
         ),
-      ).toEqual([{ name: `${A}/${A}.png` }]);
-      expect(
-        await probe(
-          userA,
-          `insert into storage.objects (bucket_id, name, owner) values ('avatars', '${B}/${B}.png', '${A}') returning name`,
-        ),
       ).toBe("refused");
+    });
+
+    it("a user writes only the profile fields the settings form edits; updated_at is the database's", async () => {
+      const stamp = async () =>
+        ((await probe(userA, `select updated_at from public.profiles where id = '${A}'`)) as { updated_at: Date }[])[0]!
+          .updated_at;
+      const before = await stamp();
+      expect(
+        await probe(userA, `update public.profiles set updated_at = '2000-01-01' where id = '${A}' returning id`),
+      ).toBe("refused");
+      expect(
+        await probe(userA, `insert into public.profiles (id, updated_at) values ('${A}', '2000-01-01') returning id`),
+      ).toBe("refused");
+      expect(await probe(userA, `update public.profiles set zip = '78701' where id = '${A}' returning zip`)).toEqual([
+        { zip: "78701" },
+      ]);
+      expect(new Date(await stamp()).getTime()).toBeGreaterThan(new Date(before).getTime());
+    });
+
+    it("a profile's avatar_url is empty or that user's own avatar, on a Supabase project or the local stack", async () => {
+      const set = (url: string) =>
+        probe(userA, `update public.profiles set avatar_url = '${url}' where id = '${A}' returning id`);
+      const own = [
+        `https://abcdefghijklmnop.supabase.co/storage/v1/object/public/avatars/${A}/${A}.png`,
+        `http://localhost:4321/storage/v1/object/public/avatars/${A}/${A}.webp?v=1763900000000`,
+        `http://127.0.0.1:54321/storage/v1/object/public/avatars/${A}/${A}.jpg`,
+      ];
+      for (const url of own) expect(await set(url), url).toEqual([{ id: A }]);
+      const foreign = [
+        `https://abcdefghijklmnop.supabase.co/storage/v1/object/public/avatars/${B}/${B}.png`,
+        `https://evil.example/storage/v1/object/public/avatars/${A}/${A}.png`,
+        `https://abcdefghijklmnop.supabase.co.evil.example/storage/v1/object/public/avatars/${A}/${A}.png`,
+        `javascript:alert(1)//storage/v1/object/public/avatars/${A}/${A}.png`,
+        `https://abcdefghijklmnop.supabase.co/storage/v1/object/public/avatars/${A}/${A}.png?"><script>`,
+      ];
+      for (const url of foreign) expect(await set(url), url).toBe("refused");
+      expect(await probe(userA, `update public.profiles set avatar_url = null where id = '${A}' returning id`)).toEqual(
+        [{ id: A }],
+      );
+    });
+
+    it("grants each API role only what the product uses, and a new table in public is not exposed", async () => {
+      const tables = await db.query<{ grantee: string; object: string; privilege: string }>(`
+        select grantee, table_name as object, privilege_type as privilege from information_schema.role_table_grants
+        where table_schema = 'public' and grantee in ('anon', 'authenticated', 'service_role')
+          and privilege_type in ('SELECT', 'INSERT', 'UPDATE', 'DELETE')
+        order by 1, 3, 2`);
+      expect(tables.rows.map((r) => `${r.grantee} ${r.privilege} ${r.object}`)).toEqual([
+        "authenticated SELECT profiles",
+        "authenticated SELECT stripe_customers",
+        "authenticated SELECT stripe_orders",
+        "authenticated SELECT stripe_user_orders",
+        "service_role INSERT stripe_customers",
+        "service_role INSERT stripe_events",
+        "service_role INSERT stripe_orders",
+        "service_role SELECT stripe_customers",
+        "service_role SELECT stripe_events",
+        "service_role SELECT stripe_orders",
+        "service_role SELECT stripe_user_orders",
+        "service_role UPDATE stripe_customers",
+        "service_role UPDATE stripe_events",
+        "service_role UPDATE stripe_orders",
+      ]);
+      const columns = await db.query<{ privilege: string; column: string }>(`
+        select privilege_type as privilege, column_name as column from information_schema.column_privileges
+        where table_schema = 'public' and table_name = 'profiles' and grantee = 'authenticated'
+          and privilege_type in ('INSERT', 'UPDATE')
+        order by 1, 2`);
+      const writable = ["address", "address_2", "avatar_url", "city", "country", "full_name", "id", "state", "zip"];
+      expect(columns.rows.filter((r) => r.privilege === "INSERT").map((r) => r.column)).toEqual(writable);
+      expect(columns.rows.filter((r) => r.privilege === "UPDATE").map((r) => r.column)).toEqual(writable);
+
+      // As on a project created today: a table a migration adds is reachable only once granted.
+      const seen = await db.transaction(async (tx) => {
+        await tx.exec("create table public.added_later (id int primary key)");
+        const { rows } = await tx.query(`
+          select has_table_privilege('anon', 'public.added_later', 'select') as anon,
+            has_table_privilege('authenticated', 'public.added_later', 'select') as signed_in,
+            has_table_privilege('service_role', 'public.added_later', 'insert') as service`);
+        await tx.exec("drop table public.added_later");
+        return rows;
+      });
+      expect(seen).toEqual([{ anon: false, signed_in: false, service: false }]);
+    });
+  });
+
+  describe("deleting an account", () => {
+    it("removes the user and their profile and keeps their Stripe customer and orders for the books", async () => {
+      const C = "00000000-0000-4000-8000-00000000000c";
+      await db.exec(`
+        insert into auth.users (id, email) values ('${C}', 'c@example.com');
+        insert into public.profiles (id, full_name) values ('${C}', 'Cy C');
+        insert into public.stripe_customers (user_id, customer_id) values ('${C}', 'cus_C1');
+        insert into public.stripe_orders (checkout_session_id, customer_id, product_key, amount_subtotal, amount_total, currency, payment_status, status)
+          values ('cs_test_c1', 'cus_C1', 'OS_ACCELERATOR', 299900, 299900, 'usd', 'paid', 'completed');
+      `);
+      await db.query("delete from auth.users where id = $1", [C]);
+      expect((await db.query("select 1 from public.profiles where id = $1", [C])).rows).toEqual([]);
+      expect((await db.query("select user_id from public.stripe_customers where customer_id = 'cus_C1'")).rows).toEqual(
+        [{ user_id: null }],
+      );
+      expect(
+        (
+          await db.query(
+            "select amount_total, status from public.stripe_orders where checkout_session_id = 'cs_test_c1'",
+          )
+        ).rows,
+      ).toEqual([{ amount_total: 299900, status: "completed" }]);
     });
   });
 

@@ -11,7 +11,7 @@ import {
   parseHtml,
   resolveUrl,
   staticImports,
-} from "../../scripts/bench/analyze.mjs";
+} from "../../tools/bench/analyze.mjs";
 
 const dist = mkdtempSync(join(tmpdir(), "bench-"));
 afterAll(() => rmSync(dist, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { staticHandler } from "../../scripts/serve.mjs";
+import { staticHandler } from "../../local/static.ts";
 
 let dir: string;
 let server: Server;
@@ -89,7 +89,7 @@ describe("static server", () => {
   });
 });
 
-describe("serve.mjs as a command", () => {
+describe("scripts/serve.mjs as a command", () => {
   it("says which port is taken instead of crashing with a stack trace", async () => {
     const { execFile } = await import("node:child_process");
     const port = (server.address() as AddressInfo).port;

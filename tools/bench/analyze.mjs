@@ -21,7 +21,7 @@ export const EAGER_DIRECTIVES = new Set(["load", "idle", "only"]);
  */
 export const SUPABASE_CODE = /@supabase\/|supabase-js|GoTrueClient|supabase\.auth\.token/i;
 export const SUPABASE_MENTION = /supabase/i;
-/** Stripe.js, which DESIGN.md also keeps off marketing pages. */
+/** Stripe.js, which the budgets (docs/architecture.md) also keep off marketing pages. */
 export const STRIPE_CODE = /js\.stripe\.com|@stripe\/stripe-js/i;
 
 export const gzipSize = (data) => gzipSync(data, { level: 9 }).length;

@@ -1,14 +1,11 @@
 // The backend part of `npm run bench`: the local stack (local/) on PGlite and on a throw-away
-// PostgreSQL server, measured with the real supabase-js over HTTP:
+// PostgreSQL server, started by the tests' harness (local/harness.ts), measured with the real supabase-js over HTTP:
 //   - sign-in + portal round trip: a new client signs in as the demo customer, then makes the
 //     portal's calls (get user, then the order view newest first and the profile together);
 //   - authenticated select: one signed-in client selecting its orders, 8 requests in flight,
 //     for a fixed time: requests per second and latency.
 // Every answer is checked, so an error can never pass for a fast request: a wrong round trip
 // stops that backend's run, and any failed select marks the backend failed (its numbers are kept).
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { formatTable } from "./format.mjs";
 
 /** What the seeded demo customer (supabase/seed.sql) must get back from the portal's calls. */
@@ -209,78 +206,34 @@ async function loadSelect(client, { seconds, concurrency }) {
 }
 
 /**
- * Stops what a backend run started, once, whatever state it reached: the stack (async), the
- * PostgreSQL server and the temp folder (sync, so a signal handler can do them before exiting).
- */
-function resources() {
-  const state = { stack: undefined, server: undefined, dataDir: undefined };
-  const quietly = (step) => {
-    try {
-      step();
-    } catch (error) {
-      console.error(`  cleanup: ${error.message}`);
-    }
-  };
-  const stopSync = () => {
-    const { server, dataDir } = state;
-    state.server = state.dataDir = undefined;
-    if (server) quietly(() => server.stop());
-    if (dataDir) quietly(() => rmSync(dataDir, { recursive: true, force: true }));
-  };
-  return {
-    state,
-    stopSync,
-    async stop() {
-      const { stack } = state;
-      state.stack = undefined;
-      if (stack) await stack.close().catch((error) => console.error(`  cleanup: ${error.message}`));
-      stopSync();
-    },
-  };
-}
-
-/**
  * Runs both backends. Options: rounds (measured sign-in round trips), warmup, seconds and
  * concurrency of the select load, log.
  */
 export async function runBackendBench({ rounds = 20, warmup = 3, seconds = 3, concurrency = 8, log = () => {} } = {}) {
-  const { startStack, DEMO_USER } = await import("../../local/stack.ts");
-  const { startPostgres } = await import("../../local/postgres-server.ts");
+  const { BACKENDS, startTestStack } = await import("../../local/harness.ts");
+  const { DEMO_USER } = await import("../../local/stack.ts");
   const { createClient } = await import("@supabase/supabase-js");
   const demo = { email: DEMO_USER.email, password: DEMO_USER.password };
   const results = [];
-  for (const backend of ["PGlite", "PostgreSQL"]) {
-    const run = resources();
+  for (const { name: backend } of BACKENDS) {
+    let stack;
     // Ctrl-C or a kill mid-run: stop the PostgreSQL server (pg_ctl detaches it, so it would
     // outlive us) and remove the temp folder, then die of the signal as usual.
     const onSignal = (signal) => {
-      run.stopSync();
+      stack?.stopSync();
       process.kill(process.pid, signal);
     };
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
     try {
-      if (backend === "PostgreSQL") {
-        try {
-          run.state.server = startPostgres();
-        } catch (error) {
-          results.push(startProblem(backend, error));
-          continue;
-        }
-      }
-      run.state.dataDir = mkdtempSync(join(tmpdir(), "bench-stack-"));
       try {
-        run.state.stack = await startStack({
-          dataDir: run.state.dataDir,
-          databaseUrl: run.state.server?.url,
-          seed: true,
-          config: { rateLimits: { signInPerWindow: 100_000, signInWindowSeconds: 1, recoverWindowSeconds: 1 } },
-        });
+        // The bench signs in far more often than one client would: no rate limits.
+        const unlimited = { tokenRefresh: 1e9, signInSignUps: 1e9, tokenVerifications: 1e9 };
+        stack = await startTestStack({ name: backend }, { seed: true, config: { auth: { rateLimit: unlimited } } });
       } catch (error) {
-        results.push({ backend, error: `could not start the stack: ${error.message}` });
+        results.push(startProblem(backend, error));
         continue;
       }
-      const { stack } = run.state;
 
       log(`  ${backend}: ${warmup} + ${rounds} sign-in round trips…`);
       for (let i = 0; i < warmup; i++) await roundTrip(createClient, stack, demo);
@@ -295,7 +248,7 @@ export async function runBackendBench({ rounds = 20, warmup = 3, seconds = 3, co
     } catch (error) {
       results.push({ backend, error: error.message });
     } finally {
-      await run.stop();
+      await stack?.stop().catch((error) => console.error(`  cleanup: ${error.message}`));
       process.removeListener("SIGINT", onSignal);
       process.removeListener("SIGTERM", onSignal);
     }

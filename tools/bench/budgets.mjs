@@ -1,4 +1,4 @@
-// The budgets of DESIGN.md (section Budgets), checked against a bench report.
+// The budgets of docs/architecture.md (section Budgets), checked against a bench report.
 // A hard budget FAILs the run; a soft one WARNs.
 
 export const KB = 1024;

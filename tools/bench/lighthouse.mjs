@@ -1,10 +1,10 @@
 // Lighthouse (mobile, its default: simulated slow 4G and 4x CPU slowdown) against the built site,
-// served as the CDN serves it (gzip, pretty URLs) by scripts/serve.mjs on a free local port.
+// served as the CDN serves it (gzip, pretty URLs) by local/static.ts on a free local port.
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
-import { staticHandler } from "../serve.mjs";
+import { staticHandler } from "../../local/static.ts";
 import { CATEGORIES, median, pickMedianRun, summarizeLhr } from "./lhr.mjs";
 
 export const CHROME_FLAGS = [

@@ -1,0 +1,60 @@
+/**
+ * CORS for the functions the site's pages call. Hosted Supabase adds no CORS headers to Edge
+ * Function answers and passes the browser's preflight (OPTIONS) to the function, so every
+ * function answers it and marks its answers itself, with this module. Only the site's own
+ * origins may call: `ALLOWED_ORIGINS` (comma-separated origins, e.g.
+ * `https://advisoraccelerator.com,https://www.advisoraccelerator.com`) in the function's
+ * environment. Plain Web APIs only: it runs under Deno on Supabase and under Node locally.
+ */
+
+/** The request headers supabase-js sends with `functions.invoke`. */
+const ALLOWED_HEADERS = "authorization, x-client-info, apikey, content-type";
+
+/** The origins in a comma-separated list, normalised (`https://a.com/` -> `https://a.com`); invalid entries are dropped. */
+export function parseOrigins(list: string | undefined): string[] {
+  const origins: string[] = [];
+  for (const entry of (list ?? "").split(",")) {
+    try {
+      const url = new URL(entry.trim());
+      if (url.protocol === "https:" || url.protocol === "http:") origins.push(url.origin);
+    } catch {
+      // Not a URL: not an origin anyone can call from.
+    }
+  }
+  return origins;
+}
+
+/**
+ * The CORS headers of an answer to `request`: the caller's origin is echoed only when it is
+ * allowed; `Vary: Origin` always, so a cache never hands one origin's answer to another.
+ */
+export function corsHeaders(
+  request: Request,
+  origins: readonly string[],
+  methods = "POST, OPTIONS",
+): Record<string, string> {
+  const origin = request.headers.get("origin");
+  if (!origin || !origins.includes(origin)) return { vary: "Origin" };
+  return {
+    "access-control-allow-origin": origin,
+    "access-control-allow-headers": ALLOWED_HEADERS,
+    "access-control-allow-methods": methods,
+    "access-control-max-age": "86400",
+    vary: "Origin",
+  };
+}
+
+/**
+ * The answer to a CORS preflight, or null when `request` is not one. A preflight from an origin
+ * that is not allowed gets no CORS headers, so the browser does not send the real request.
+ */
+export function preflight(request: Request, origins: readonly string[], methods?: string): Response | null {
+  if (request.method !== "OPTIONS") return null;
+  return new Response(null, { status: 204, headers: corsHeaders(request, origins, methods) });
+}
+
+/** `response` with the CORS headers for `request` added. */
+export function withCors(request: Request, response: Response, origins: readonly string[], methods?: string): Response {
+  for (const [name, value] of Object.entries(corsHeaders(request, origins, methods))) response.headers.set(name, value);
+  return response;
+}
