@@ -57,7 +57,7 @@ const page = (title: string, body: string) => `<!doctype html>
 <style>
 body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#0f172a}
 table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:.5rem;border-bottom:1px solid #e2e8f0}
-a{color:#1d4ed8}.meta{color:#475569}.mail{border:1px solid #e2e8f0;border-radius:.5rem;padding:1rem}
+a{color:#1d4ed8}.meta{color:#475569}.mail{display:block;width:100%;height:70vh;border:1px solid #e2e8f0;border-radius:.5rem}
 </style></head><body>${body}</body></html>`;
 
 /** Answers the outbox pages; null when the path is not one of them. */
@@ -99,7 +99,10 @@ export function outboxPage(pathname: string, mailer: Mailer): Response | null {
         mail.subject,
         `<p><a href="${OUTBOX_PATH}">Outbox</a></p><h1>${escape(mail.subject)}</h1>` +
           `<p class="meta">To ${escape(mail.to)} · ${escape(new Date(mail.sentAt).toLocaleString("en-US"))}</p>` +
-          `<div class="mail">${mail.html}</div>`,
+          // The e-mail is a document of its own (supabase/templates/): shown in a sandboxed frame,
+          // its links opening in this tab as they would from a mail client.
+          `<iframe class="mail" title="${escape(mail.subject)}" sandbox="allow-popups allow-top-navigation-by-user-activation" ` +
+          `srcdoc="${escape(`<base target="_top">${mail.html}`)}"></iframe>`,
       ),
     );
   }
