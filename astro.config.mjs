@@ -2,24 +2,31 @@
 import mdx from "@astrojs/mdx";
 import react from "@astrojs/react";
 import tailwindcss from "@tailwindcss/vite";
+import { readFileSync } from "node:fs";
 import { defineConfig, envField } from "astro/config";
 import { loadEnv } from "vite";
 import sitemap from "./src/integrations/sitemap.mjs";
 import { sessionStorageKey } from "./src/lib/session-key.ts";
+import { siteUrl } from "./src/lib/site-url.ts";
 
 const LOCAL_ANON_KEY =
   "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJpYXQiOjE3OTAwMDAwMDAsImV4cCI6MjEwNTAwMDAwMH0.8dErR1qbtq5HwrmCj7ks_zjq7EPPDNhPOLchmOngt_g";
 
-// The Supabase URL the browser uses, from the environment or .env as astro:env reads it; the
-// marketing pages only need the key supabase-js stores the session under, computed here.
-const supabaseUrl =
-  process.env.PUBLIC_SUPABASE_URL ||
-  loadEnv(process.env.NODE_ENV === "development" ? "development" : "production", process.cwd(), "PUBLIC_")
-    .PUBLIC_SUPABASE_URL ||
-  "http://localhost:4321";
+// Variables from the environment or .env, as astro:env reads them.
+const env = {
+  ...loadEnv(process.env.NODE_ENV === "development" ? "development" : "production", process.cwd(), ""),
+  ...process.env,
+};
 
-// The public origin the site is deployed at; canonical URLs and the sitemap use it.
-const site = process.env.SITE_URL || "http://localhost:4321";
+// The Supabase URL the browser uses; the marketing pages only need the key supabase-js stores
+// the session under, computed here.
+const supabaseUrl = env.PUBLIC_SUPABASE_URL || "http://localhost:4321";
+
+// The public origin: content/site.yaml's url, or SITE_URL for a preview.
+const site = siteUrl(readFileSync(new URL("content/site.yaml", import.meta.url), "utf8"), env.SITE_URL);
+
+/** An embed URL that overrides content/site.yaml for one build (the local stack's stand-ins). */
+const embedOverride = () => envField.string({ context: "server", access: "public", optional: true, url: true });
 
 export default defineConfig({
   site,
@@ -41,6 +48,10 @@ export default defineConfig({
         access: "public",
         default: LOCAL_ANON_KEY,
       }),
+      // `npm start` builds the site with these pointing at the local stack's scheduling stand-in.
+      EMBED_CONSULTATION_FORM_URL: embedOverride(),
+      EMBED_BOOKING_WIDGET_URL: embedOverride(),
+      EMBED_BOOKING_SCRIPT_URL: embedOverride(),
     },
   },
   vite: {

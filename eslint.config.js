@@ -6,7 +6,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", ".astro/", "node_modules/", "test-results/", "playwright-report/", "bench/"] },
+  { ignores: ["dist/", "dist-local/", ".astro/", "node_modules/", "test-results/", "playwright-report/", "bench/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...astro.configs.recommended,

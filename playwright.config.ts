@@ -34,11 +34,19 @@ export default defineConfig({
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
   webServer: [
     {
-      // What `npm start` runs: the site and the local Supabase stand-in, from a fresh data folder.
-      command: `node local/start.ts --port ${port} --data ${join(tmpdir(), `advisor-e2e-${port}`)} --reset`,
+      // What `npm start` runs: the site built for the local stack (its embeds on the scheduling
+      // stand-in) and the stack itself, from a fresh data folder.
+      command: `node local/start.ts --build --port ${port} --dir ${join(tmpdir(), `advisor-e2e-site-${port}`)} --data ${join(tmpdir(), `advisor-e2e-${port}`)} --reset`,
       url: `http://localhost:${port}/`,
       reuseExistingServer: !process.env.CI,
-      timeout: 60_000,
+      timeout: 120_000,
+    },
+    {
+      // The production build (`npm run build`, dist/) as the CDN serves it: content/site.yaml as it is.
+      command: `node scripts/serve.mjs --port ${port - 2} --dir dist`,
+      url: `http://localhost:${port - 2}/`,
+      reuseExistingServer: !process.env.CI,
+      timeout: 30_000,
     },
     {
       // The same site with every third-party embed configured (tests/e2e/embeds.spec.ts).

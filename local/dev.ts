@@ -2,12 +2,13 @@
  * `npm run dev`: Astro's dev server with hot reload on PORT (4321), and beside it the local
  * stack's API on API_PORT (54321, the Supabase CLI's port) with the same data folder as
  * `npm start` (.data/, or DATA_DIR; not both at once). The site's supabase-js is pointed at it,
- * and e-mailed links lead back to the dev server. HOST opens the API to other machines, with a
- * warning.
+ * the lead pages embed its scheduling stand-in, and e-mailed links lead back to the dev server.
+ * HOST opens the API to other machines, with a warning.
  * Usage: npm run dev [-- <astro dev options>]
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { BOOKING_PATH, CONSULTATION_PATH, EMBED_SCRIPT_PATH } from "./scheduling.ts";
 import { exposedWarning, startStack } from "./stack.ts";
 
 const sitePort = Number(process.env.PORT || 4321);
@@ -42,7 +43,13 @@ if (warning) console.warn(warning);
 const astro = join(import.meta.dirname, "..", "node_modules", "astro", "bin", "astro.mjs");
 const child = spawn(process.execPath, [astro, "dev", "--port", String(sitePort), ...process.argv.slice(2)], {
   stdio: "inherit",
-  env: { ...process.env, PUBLIC_SUPABASE_URL: stack.url },
+  env: {
+    ...process.env,
+    PUBLIC_SUPABASE_URL: stack.url,
+    EMBED_CONSULTATION_FORM_URL: `${stack.url}${CONSULTATION_PATH}`,
+    EMBED_BOOKING_WIDGET_URL: `${stack.url}${BOOKING_PATH}`,
+    EMBED_BOOKING_SCRIPT_URL: `${stack.url}${EMBED_SCRIPT_PATH}`,
+  },
 });
 const stop = () => void stack.close().then(() => process.exit(child.exitCode ?? 0));
 child.on("exit", stop);

@@ -21,6 +21,7 @@ import { type Context, json } from "./http.ts";
 import { createSigner, type Signer } from "./jwt.ts";
 import { createMailer, type Mailer, OUTBOX_PATH, outboxPage } from "./mail.ts";
 import { handleRest } from "./postgrest/index.ts";
+import { businessAddress, handleScheduling, SCHEDULING_PATH } from "./scheduling.ts";
 import { staticHandler } from "./static.ts";
 import { handleStorage } from "./storage.ts";
 
@@ -52,6 +53,8 @@ export interface StackOptions {
   seed?: boolean;
   /** Changes to the settings supabase/config.toml gives (tests). */
   config?: ConfigOverrides;
+  /** Where the scheduling stand-in sends lead notifications; default content/site.yaml's contact e-mail. */
+  leadsTo?: string;
 }
 
 export interface Stack {
@@ -110,6 +113,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const mail = createMailer(dataDir || undefined);
   const serveSite = options.siteDir ? staticHandler(options.siteDir) : undefined;
   const functionsDir = options.functionsDir ?? join(root, "functions");
+  const leadsTo = options.leadsTo ?? businessAddress(root);
 
   const listen = options.listen ?? "127.0.0.1";
   const server = createServer();
@@ -138,6 +142,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? "/").split("?")[0]!;
     const api = API_PREFIXES.find((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+    if (path.startsWith(`${SCHEDULING_PATH}/`)) {
+      void answer(req, res, async (request) => (await handleScheduling(request, mail, leadsTo)) ?? notFound());
+      return;
+    }
     if (!api && path !== LOCAL_PATH && !path.startsWith(`${LOCAL_PATH}/`)) {
       if (serveSite) void serveSite(req, res);
       else res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
@@ -186,6 +194,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
   };
 }
+
+const notFound = () => new Response("Not found", { status: 404, headers: { "content-type": "text/plain" } });
 
 function route(api: string, request: Request, context: Context): Promise<Response> {
   if (api === "/auth/v1") return handleAuth(request, context);

@@ -1,31 +1,57 @@
 /**
- * `npm start`: the built site and the local Supabase stand-in on one port, data in `.data/`
- * (kept across restarts), or in the PostgreSQL server DATABASE_URL names. It listens on
+ * `npm start`: the site and the local Supabase stand-in on one port, data in `.data/` (kept
+ * across restarts), or in the PostgreSQL server DATABASE_URL names. With --build it first builds
+ * the site into its own folder (dist-local/, never the production dist/) with the embeds pointing
+ * at the stack's scheduling stand-in and supabase-js at the stack itself. It listens on
  * 127.0.0.1; HOST=<address> opens it to other machines, with a warning.
- * Usage: node local/start.ts [--port 4321] [--dir dist] [--data .data] [--reset]
+ * Usage: node local/start.ts [--build] [--port 4321] [--dir dist-local] [--data .data] [--reset]
  * (--reset empties the data folder first, for a run that starts from the seed alone.)
  */
+import { spawn } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { BOOKING_PATH, CONSULTATION_PATH, EMBED_SCRIPT_PATH } from "./scheduling.ts";
 import { DEMO_USER, exposedWarning, startStack } from "./stack.ts";
 
 const { values } = parseArgs({
   options: {
+    build: { type: "boolean", default: false },
     port: { type: "string", default: process.env.PORT || "4321" },
-    dir: { type: "string", default: "dist" },
+    dir: { type: "string", default: "dist-local" },
     data: { type: "string", default: process.env.DATA_DIR || ".data" },
     reset: { type: "boolean", default: false },
   },
 });
 
-if (!existsSync(values.dir)) {
-  console.error(`No built site in ${values.dir}/: run \`npm run build\` first (\`npm start\` does both).`);
+if (!values.build && !existsSync(values.dir)) {
+  console.error(`No built site in ${values.dir}/: run \`npm start\`, which builds it.`);
   process.exit(1);
 }
 if (values.reset) rmSync(values.data, { recursive: true, force: true });
 
+/** Builds the site into `dir` for this stack: the stand-ins' embeds, supabase-js pointed here. */
+function build(url: string, dir: string): Promise<void> {
+  const astro = join(import.meta.dirname, "..", "node_modules", "astro", "bin", "astro.mjs");
+  const child = spawn(process.execPath, [astro, "build", "--outDir", dir], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: {
+      ...process.env,
+      ASTRO_TELEMETRY_DISABLED: "1",
+      PUBLIC_SUPABASE_URL: url,
+      EMBED_CONSULTATION_FORM_URL: `${url}${CONSULTATION_PATH}`,
+      EMBED_BOOKING_WIDGET_URL: `${url}${BOOKING_PATH}`,
+      EMBED_BOOKING_SCRIPT_URL: `${url}${EMBED_SCRIPT_PATH}`,
+    },
+  });
+  return new Promise((resolve, reject) =>
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`the site's build failed (exit ${code})`)))),
+  );
+}
+
 const listen = process.env.HOST || undefined;
 try {
+  // The stack first, so a taken port is reported before a build is spent on it.
   const stack = await startStack({
     port: Number(values.port),
     listen,
@@ -33,18 +59,26 @@ try {
     dataDir: values.data,
     databaseUrl: process.env.DATABASE_URL || undefined,
   });
+  const stop = () => void stack.close().then(() => process.exit(0));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  if (values.build) {
+    console.log(`Building the site into ${values.dir}/ for ${stack.url}…`);
+    await build(stack.url, values.dir).catch(async (error: unknown) => {
+      await stack.close();
+      throw error;
+    });
+  }
   const database = process.env.DATABASE_URL ? "PostgreSQL (DATABASE_URL)" : `embedded Postgres in ${values.data}/`;
   console.log(`Site:     ${stack.url}`);
   console.log(`Outbox:   ${stack.outboxUrl}   (e-mails the site sends, kept in ${values.data}/mail/)`);
   console.log(
     `Demo:     ${DEMO_USER.email} / ${DEMO_USER.password}   (a customer with one completed and one pending order)`,
   );
+  console.log(`Leads:    ${stack.url}/get-started   (the consultation form and booking widget are local stand-ins)`);
   console.log(`Database: ${database}`);
   const warning = exposedWarning(listen);
   if (warning) console.warn(warning);
-  const stop = () => void stack.close().then(() => process.exit(0));
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
 } catch (error) {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "EADDRINUSE") {

@@ -70,8 +70,15 @@ export function staticHandler(dir: string) {
     let file = await resolveFile(root, url.pathname);
     let status = 200;
     if (!file) {
-      file = join(root, "404.html");
       status = 404;
+      file = join(root, "404.html");
+      // No 404 page (a build still running, or none): a plain answer rather than a crash.
+      if (!(await isFile(file))) {
+        res
+          .writeHead(404, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" })
+          .end("Not found");
+        return;
+      }
     }
     const ext = extname(file);
     const headers: Record<string, string> = {
@@ -90,6 +97,8 @@ export function staticHandler(dir: string) {
       return;
     }
     const stream = createReadStream(file);
+    // A file removed between the lookup and the read (a rebuild) ends the answer, not the server.
+    stream.on("error", () => res.destroy());
     (gzip ? stream.pipe(createGzip()) : stream).pipe(res);
   };
 }

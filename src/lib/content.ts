@@ -1,10 +1,21 @@
 /** Typed access to the content collections, sorted the way pages show them. */
 import { getCollection, getEntry } from "astro:content";
+import { EMBED_BOOKING_SCRIPT_URL, EMBED_BOOKING_WIDGET_URL, EMBED_CONSULTATION_FORM_URL } from "astro:env/server";
 
+/** content/site.yaml, with the embed URLs a build may override from the environment (astro.config.mjs). */
 export async function getSite() {
   const entry = await getEntry("site", "site");
   if (!entry) throw new Error("content/site.yaml must define the entry `site`");
-  return entry.data;
+  const { embeds } = entry.data;
+  return {
+    ...entry.data,
+    embeds: {
+      ...embeds,
+      consultationFormUrl: EMBED_CONSULTATION_FORM_URL ?? embeds.consultationFormUrl,
+      bookingWidgetUrl: EMBED_BOOKING_WIDGET_URL ?? embeds.bookingWidgetUrl,
+      bookingScriptUrl: EMBED_BOOKING_SCRIPT_URL ?? embeds.bookingScriptUrl,
+    },
+  };
 }
 
 export async function getPrograms() {

@@ -31,6 +31,8 @@ export const cta = z.strictObject({
 export const siteSchema = z.strictObject({
   /** The business name shown in the header, footer and titles. */
   brand: z.string().min(1),
+  /** The public origin of the site, e.g. https://advisoraccelerator.com (SITE_URL overrides it for a preview). */
+  url: z.url({ protocol: /^https$/, message: "must be the site's https:// address" }),
   /** Id of the flagship program in the programs collection (its name lives there). */
   flagship: z.string().min(1),
   /** One sentence that describes the business, used as the default meta description. */
@@ -42,7 +44,11 @@ export const siteSchema = z.strictObject({
     email: z.email(),
     phone: z.string().min(7),
   }),
-  /** Third-party embeds; leave a value empty to show the contact fallback instead. */
+  /**
+   * Third-party embeds; leave a value empty to show the contact fallback instead. A build can
+   * override the first three with EMBED_CONSULTATION_FORM_URL, EMBED_BOOKING_WIDGET_URL and
+   * EMBED_BOOKING_SCRIPT_URL (`npm start` points them at the local stack's stand-in).
+   */
   embeds: z.strictObject({
     /** URL of the consultation form shown in an iframe on the get-started pages. */
     consultationFormUrl: z.union([z.literal(""), z.url()]),

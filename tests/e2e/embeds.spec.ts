@@ -1,8 +1,8 @@
 /** The lead pages and the OS video with their providers configured (see fixture-site.mjs). */
 import { expect, type Page, test } from "@playwright/test";
+import { FIXTURE_SITE } from "./servers";
 
-const fixturePort = Number(process.env.E2E_PORT ?? 4399) - 1;
-test.use({ baseURL: `http://localhost:${fixturePort}` });
+test.use({ baseURL: FIXTURE_SITE });
 
 const PROVIDER = "https://forms.scheduling-provider.test";
 

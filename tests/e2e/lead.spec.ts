@@ -1,10 +1,13 @@
 import { expect, test } from "@playwright/test";
+import { PRODUCTION_SITE } from "./servers";
 
 const LEAD_PAGES = ["/get-started-ai", "/get-started-os", "/get-started-mindset", "/get-started", "/apply"];
 
 test.describe("lead pages", () => {
   for (const path of LEAD_PAGES) {
-    test(`${path}: simple header, heading, What to Expect and a way to reach the team`, async ({ page }) => {
+    test(`${path}: simple header, heading, the form in a frame, What to Expect and a way to reach the team`, async ({
+      page,
+    }) => {
       await page.goto(path);
       const banner = page.getByRole("banner");
       await expect(banner.getByRole("link")).toHaveCount(1);
@@ -16,15 +19,30 @@ test.describe("lead pages", () => {
         "A custom growth strategy",
         "Clear next steps",
       ]);
-      // No provider is configured in content/site.yaml: the page says how else to reach the team.
-      await expect(page.getByRole("heading", { name: "Reach our team directly" })).toBeVisible();
-      await expect(page.getByRole("link", { name: "success@advisoraccelerator.com" }).first()).toHaveAttribute(
-        "href",
-        "mailto:success@advisoraccelerator.com",
-      );
+      await expect(page.getByTitle(path === "/apply" ? "Booking Calendar" : "Consultation Form")).toBeVisible();
+      await expect(page.getByText("Form not loading?")).toBeVisible();
       await expect(page.getByRole("link", { name: "(512) 555-0148" })).toHaveAttribute("href", "tel:5125550148");
     });
   }
+
+  test("the consultation pages and the footer lead to /apply, where a visitor picks a time", async ({ page }) => {
+    await page.goto("/get-started-os");
+    await page.getByRole("link", { name: "Book your strategy call directly" }).click();
+    await expect(page).toHaveURL(/\/apply$/);
+    await page.goto("/");
+    await page.getByRole("contentinfo").getByRole("link", { name: "Pick a call time" }).click();
+    await expect(page).toHaveURL(/\/apply$/);
+  });
+
+  test("the phone number never breaks across lines", async ({ page }) => {
+    await page.setViewportSize({ width: 320, height: 640 });
+    await page.goto("/get-started-ai");
+    for (const link of await page.getByRole("link", { name: "(512) 555-0148" }).all()) {
+      const box = (await link.boundingBox())!;
+      const lineHeight = await link.evaluate((el) => parseFloat(getComputedStyle(el).lineHeight));
+      expect(box.height).toBeLessThan(lineHeight * 1.5);
+    }
+  });
 
   test("the first landing's campaign and referrer are kept for the whole visit", async ({ page }) => {
     await page.goto("/dmca?utm_source=newsletter&utm_medium=email&utm_campaign=november", {
@@ -42,4 +60,20 @@ test.describe("lead pages", () => {
       referrer: "https://mail.example.com/inbox",
     });
   });
+});
+
+test.describe("lead pages in the production build, with no provider set in content/site.yaml", () => {
+  test.use({ baseURL: PRODUCTION_SITE });
+  for (const path of LEAD_PAGES) {
+    test(`${path} says how to reach the team instead of an empty frame`, async ({ page }) => {
+      await page.goto(path);
+      await expect(page.getByRole("heading", { name: "Reach our team directly" })).toBeVisible();
+      await expect(page.getByRole("link", { name: "success@advisoraccelerator.com" }).first()).toHaveAttribute(
+        "href",
+        "mailto:success@advisoraccelerator.com",
+      );
+      await expect(page.getByRole("link", { name: "(512) 555-0148" })).toHaveAttribute("href", "tel:5125550148");
+      await expect(page.locator("iframe")).toHaveCount(0);
+    });
+  }
 });

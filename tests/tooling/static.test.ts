@@ -62,6 +62,23 @@ describe("static server", () => {
     expect(await res.text()).toContain("Page not found");
   });
 
+  it("answers 404 and keeps running while a site without a 404 page is being built", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "serve-empty-"));
+    const bare = createServer(staticHandler(empty));
+    await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${url}/`);
+        expect(res.status).toBe(404);
+        expect(await res.text()).toBe("Not found");
+      }
+    } finally {
+      bare.close();
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
   it("redirects trailing slashes to the canonical URL", async () => {
     const res = await fetch(`${base}/dmca/?a=1`, { redirect: "manual" });
     expect(res.status).toBe(301);
