@@ -5,6 +5,7 @@ import tailwindcss from "@tailwindcss/vite";
 import { readFileSync } from "node:fs";
 import { defineConfig, envField } from "astro/config";
 import { loadEnv } from "vite";
+import criticalCss from "./src/integrations/critical-css.mjs";
 import sitemap from "./src/integrations/sitemap.mjs";
 import { sessionStorageKey } from "./src/lib/session-key.ts";
 import { siteUrl } from "./src/lib/site-url.ts";
@@ -32,9 +33,18 @@ export default defineConfig({
   site,
   output: "static",
   trailingSlash: "never",
-  build: { format: "file", inlineStylesheets: "always" },
-  // Aliases the route table (docs/product.md §2) sends to another page (their canonical URL) stay out of the sitemap.
-  integrations: [react(), mdx(), sitemap({ exclude: ["/programs/ai-advisor", "/advisor-os/details"] })],
+  // The site's stylesheet stays a file (above Vite's 4 KB inline limit): criticalCss() inlines the
+  // rules each page's first screen uses and loads the file without blocking. Small component
+  // styles are inlined whole.
+  build: { format: "file", inlineStylesheets: "auto" },
+  integrations: [
+    react(),
+    mdx(),
+    // Aliases the route table (docs/product.md §2) sends to another page (their canonical URL) stay out of the sitemap.
+    sitemap({ exclude: ["/programs/ai-advisor", "/advisor-os/details"] }),
+    // `lazy-render` (src/styles/global.css) spares the first layout the sections below the first screen.
+    criticalCss({ alwaysInline: [".lazy-render"] }),
+  ],
   env: {
     schema: {
       PUBLIC_SUPABASE_URL: envField.string({

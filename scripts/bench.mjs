@@ -5,23 +5,24 @@
 //
 //   --no-build        measure the existing build instead of building
 //   --dist DIR        the build folder (default dist; with a build, passed to astro as --outDir)
-//   --no-lighthouse   sizes only (fast)
-//   --pages /,/dmca   pages for Lighthouse (default /; "all" for every marketing page)
+//   --no-lighthouse   sizes and first screens only (fast)
+//   --no-fold         skip measuring where each page's first screen ends (needs the browser)
+//   --pages all       pages for Lighthouse (default all: every marketing page; or /,/dmca)
 //   --runs 3          Lighthouse runs per page; the median is reported
 //   --no-backend      skip the local stack's sign-in round trip and select throughput
 //   --backend-only    only those (no build, sizes or Lighthouse)
 //   --no-fail         exit 0 even when a hard budget fails
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { parseArgs, stripVTControlCharacters } from "node:util";
 import { analyzeSite, APP_PREFIXES } from "../tools/bench/analyze.mjs";
 import { BUDGETS, checkBudgets, exitCode } from "../tools/bench/budgets.mjs";
 import { backendFailed, backendTable, runBackendBench } from "../tools/bench/backend.mjs";
-import { budgetLines, jsFilesTable, lighthouseTable, pagesTable } from "../tools/bench/format.mjs";
+import { budgetLines, firstScreenTable, jsFilesTable, lighthouseTable, pagesTable } from "../tools/bench/format.mjs";
 
-const USAGE = `Usage: npm run bench -- [--no-build] [--dist DIR] [--no-lighthouse] [--pages /,/dmca|all] [--runs N] [--no-backend | --backend-only] [--no-fail]`;
+const USAGE = `Usage: npm run bench -- [--no-build] [--dist DIR] [--no-lighthouse] [--no-fold] [--pages all|/,/dmca] [--runs N] [--no-backend | --backend-only] [--no-fail]`;
 
 const root = resolve(import.meta.dirname, "..");
 
@@ -32,7 +33,8 @@ function options(argv) {
       "no-build": { type: "boolean", default: false },
       dist: { type: "string", default: "dist" },
       "no-lighthouse": { type: "boolean", default: false },
-      pages: { type: "string", default: "/" },
+      pages: { type: "string", default: "all" },
+      "no-fold": { type: "boolean", default: false },
       runs: { type: "string", default: "3" },
       "no-backend": { type: "boolean", default: false },
       "backend-only": { type: "boolean", default: false },
@@ -169,6 +171,8 @@ async function main() {
     console.log(jsFilesTable(jsFiles, pages.length));
   }
 
+  if (!opts["no-fold"]) await firstScreens(opts.dist, pages);
+
   let lighthouse = null;
   if (!opts["no-lighthouse"]) {
     let targets;
@@ -243,6 +247,7 @@ async function main() {
       lighthouse: !opts["no-lighthouse"],
       pages: opts.pages,
       runs: opts.runs,
+      fold: !opts["no-fold"],
       backend: !opts["no-backend"],
     },
     limits: BUDGETS,
@@ -269,6 +274,44 @@ async function main() {
       (report.summary.fail && opts["no-fail"] ? " (--no-fail: exit 0)" : ""),
   );
   return code;
+}
+
+/**
+ * Where each page's first screen ends (tools/bench/fold.mjs), in the bench's browser: sets
+ * `firstScreen` on every page and prints the table. Without a browser, says so and goes on.
+ */
+async function firstScreens(dist, pages) {
+  const { chromePath } = await import("../tools/bench/lighthouse.mjs");
+  const { measureFirstScreens, MOBILE_VIEWPORT } = await import("../tools/bench/fold.mjs");
+  const { serveDist } = await import("../tools/bench/serve.mjs");
+  let chrome;
+  try {
+    chrome = chromePath();
+  } catch (error) {
+    console.log(`\nFirst screens not measured: ${error.message}`);
+    return;
+  }
+  const server = await serveDist(dist);
+  try {
+    const byPath = new Map(pages.map((p) => [p.path, p]));
+    const results = await measureFirstScreens({
+      origin: server.origin,
+      paths: pages.map((p) => p.path),
+      read: (path) => readFileSync(join(dist, byPath.get(path).file), "utf8"),
+      chrome,
+    });
+    for (const page of pages) page.firstScreen = results[page.path] ?? null;
+  } catch (error) {
+    console.log(`\nFirst screens not measured: ${error.message}`);
+    return;
+  } finally {
+    await server.close();
+  }
+  console.log(
+    `\nFirst screens (${MOBILE_VIEWPORT.width} x ${MOBILE_VIEWPORT.height}, Lighthouse's mobile screen): the gzip bytes of the HTML ` +
+      `before the first top-level block below the fold, which should fit the first ${BUDGETS.firstScreenGzip / 1024} KB of the response.\n`,
+  );
+  console.log(firstScreenTable(pages, BUDGETS.firstScreenGzip));
 }
 
 /** The local stack on PGlite and PostgreSQL: sign-in + portal round trip, authenticated select rate. */

@@ -1,7 +1,7 @@
 /**
  * Zod schemas of every content collection. Kept apart from `src/content.config.ts` so the
  * unit tests can check them without Astro's virtual modules; the config only wires them to
- * loaders.
+ * loaders, and hands the schemas that point at other entries their `ref` (see `Ref`).
  */
 import { z } from "astro/zod";
 
@@ -19,64 +19,125 @@ export const cents = z
 /** A Tailwind-free CSS colour the gradient avatars use, e.g. `#7c3aed`. */
 const cssColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, "must be a hex colour like #7c3aed");
 
+/** A line of copy: a heading, a label, a list item. */
+const line = z.string().min(1);
+
+/** The collections other content points at by id. */
+export type RefCollection = "programs" | "offers" | "charts";
+
+/**
+ * The schema of a reference to an entry of `collection`, written in content as the entry's id
+ * (a program's file name, an offer's or a chart's key). In `src/content.config.ts` it is
+ * `reference()` from astro:content, checked against the entries that exist, so a wrong id fails
+ * the build naming the file and the field; pages resolve it with `getEntry`.
+ */
+export type Ref = <C extends RefCollection>(collection: C) => RefSchema<C>;
+/** What a reference to an entry of `C` reads (its id) and gives (what `getEntry` takes). */
+export type RefSchema<C extends RefCollection> = z.ZodType<{ collection: C; id: string }, string>;
+
 /** A call to action: the words on the button and where it goes. */
 export const cta = z.strictObject({
   /** Button text, exactly as the visitor reads it. */
-  text: z.string().min(1),
+  text: line,
   /** Where the button leads. */
   href,
 });
 
-/** Site-wide settings: one entry, `site`. */
-export const siteSchema = z.strictObject({
-  /** The business name shown in the header, footer and titles. */
-  brand: z.string().min(1),
-  /** The public origin of the site, e.g. https://advisoraccelerator.com (SITE_URL overrides it for a preview). */
-  url: z.url({ protocol: /^https$/, message: "must be the site's https:// address" }),
-  /** Id of the flagship program in the programs collection (its name lives there). */
-  flagship: z.string().min(1),
-  /** One sentence that describes the business, used as the default meta description. */
-  description: z.string().min(50).max(170),
-  /** The call to action most pages end with. */
-  defaultCta: cta,
-  /** Where the team can be reached when an embedded form cannot load. */
-  contact: z.strictObject({
-    email: z.email(),
-    phone: z.string().min(7),
-  }),
-  /**
-   * Third-party embeds; leave a value empty to show the contact fallback instead. A build can
-   * override the first three with EMBED_CONSULTATION_FORM_URL, EMBED_BOOKING_WIDGET_URL and
-   * EMBED_BOOKING_SCRIPT_URL (`npm start` points them at the local stack's stand-in).
-   */
-  embeds: z.strictObject({
-    /** URL of the consultation form shown in an iframe on the get-started pages. */
-    consultationFormUrl: z.union([z.literal(""), z.url()]),
-    /** URL of the booking widget on /apply. */
-    bookingWidgetUrl: z.union([z.literal(""), z.url()]),
-    /** URL of the booking widget's embed script. */
-    bookingScriptUrl: z.union([z.literal(""), z.url()]),
-    /** Wistia media id of the hosted video on the OS sales page; empty shows its poster only. */
-    wistiaOsMediaId: z.string().regex(/^[a-z0-9]*$/, "must be a Wistia media id (lowercase letters and digits)"),
-  }),
-  /** The "What to Expect" steps of the consultation pages (docs/product.md §2: 30-minute call, custom strategy, next steps). */
-  whatToExpect: z.array(z.strictObject({ title: z.string().min(1), description: z.string().min(20) })).min(1),
-  /** The hero video on the home page: poster image and an accessible label. */
-  heroVideo: z.strictObject({
-    poster: z.string().startsWith("/"),
-    label: z.string().min(1),
-    /** Wistia media id; empty shows the poster only. */
-    wistiaMediaId: z.string(),
-  }),
+/** The hero of a page: a short eyebrow, the headline (the page's h1) and a sentence or two under it. */
+export const hero = z.strictObject({
+  eyebrow: line,
+  headline: line,
+  subheadline: z.string().min(20),
 });
-export type Site = z.infer<typeof siteSchema>;
+export type Hero = z.infer<typeof hero>;
+
+/** The closing call to action of a page: heading and body; the page's button follows them. */
+export const closing = z.strictObject({
+  heading: line,
+  body: z.string().min(20),
+});
+export type Closing = z.infer<typeof closing>;
+
+/** A card: an optional label (weeks, module, timeframe), a title and a description. */
+export const card = z.strictObject({
+  label: line.optional(),
+  title: line,
+  description: z.string().min(10),
+});
+export type CardCopy = z.infer<typeof card>;
+
+/** A page section: its heading and, if it has one, the sentence under it. */
+export const section = z.strictObject({
+  heading: line,
+  intro: z.string().min(10).optional(),
+});
+
+/** A section that is only a heading (its content comes from elsewhere, e.g. the MDX body). */
+const headingOnly = section.pick({ heading: true });
+/** A section of cards. */
+const cardSection = section.extend({ items: z.array(card).min(2) });
+/** A section of bullet points. */
+const pointSection = section.extend({ points: z.array(line).min(2) });
+/** A section whose intro is not optional. */
+const introSection = section.extend({ intro: z.string().min(10) });
+
+/** Search-engine fields of a page. The title is the page's own; pages add " | <brand>" to it (src/lib/title.ts). */
+export const seoSchema = z.strictObject({
+  title: z.string().min(1).max(70),
+  description: z.string().min(50).max(170),
+});
+
+/** Site-wide settings: one entry, `site`. */
+export const siteSchema = (ref: Ref) =>
+  z.strictObject({
+    /** The business name shown in the header, footer and at the end of every page title. */
+    brand: line,
+    /** The public origin of the site, e.g. https://advisoraccelerator.com (SITE_URL overrides it for a preview). */
+    url: z.url({ protocol: /^https$/, message: "must be the site's https:// address" }),
+    /** The flagship program (its id in content/programs), whose sales page is /transformation. */
+    flagship: ref("programs"),
+    /** One sentence that describes the business, used as the default meta description. */
+    description: z.string().min(50).max(170),
+    /** The call to action most pages end with. */
+    defaultCta: cta,
+    /** Where the team can be reached when an embedded form cannot load. */
+    contact: z.strictObject({
+      email: z.email(),
+      phone: z.string().min(7),
+    }),
+    /**
+     * Third-party embeds; leave a value empty to show the contact fallback instead. A build can
+     * override the first three with EMBED_CONSULTATION_FORM_URL, EMBED_BOOKING_WIDGET_URL and
+     * EMBED_BOOKING_SCRIPT_URL (`npm start` points them at the local stack's stand-in).
+     */
+    embeds: z.strictObject({
+      /** URL of the consultation form shown in an iframe on the get-started pages. */
+      consultationFormUrl: z.union([z.literal(""), z.url()]),
+      /** URL of the booking widget on /apply. */
+      bookingWidgetUrl: z.union([z.literal(""), z.url()]),
+      /** URL of the booking widget's embed script. */
+      bookingScriptUrl: z.union([z.literal(""), z.url()]),
+      /** Wistia media id of the hosted video on the OS sales page; empty shows its poster only. */
+      wistiaOsMediaId: z.string().regex(/^[a-z0-9]*$/, "must be a Wistia media id (lowercase letters and digits)"),
+    }),
+    /** The "What to Expect" steps of the lead pages (docs/product.md §2: 30-minute call, custom strategy, next steps). */
+    whatToExpect: z.array(card).min(1),
+    /** The hero video on the home page: poster image and an accessible label. */
+    heroVideo: z.strictObject({
+      poster: z.string().startsWith("/"),
+      label: line,
+      /** Wistia media id; empty shows the poster only. */
+      wistiaMediaId: z.string(),
+    }),
+  });
+export type Site = z.infer<ReturnType<typeof siteSchema>>;
 
 /** A program the business sells: one source for every fact about it. */
 export const programSchema = z.strictObject({
   /** Full name, e.g. "Growth Mindset Mastery". */
-  name: z.string().min(1),
+  name: line,
   /** Short name for navigation menus. */
-  navLabel: z.string().min(1),
+  navLabel: line,
   /** The program's page, e.g. /programs/growth-mindset. */
   page: href,
   /** The long sales page, e.g. /mindset. */
@@ -84,9 +145,9 @@ export const programSchema = z.strictObject({
   /** The consultation page its Apply buttons lead to. */
   applyPage: href,
   /** Length as shown to visitors, e.g. "12 weeks" or "Self-paced". */
-  length: z.string().min(1),
+  length: line,
   /** Delivery format, e.g. "Cohort coaching in six 2-week blocks". */
-  format: z.string().min(1),
+  format: line,
   /** Checkout key used in /checkout/{key}, upper snake case. */
   checkoutKey: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "must be UPPER_SNAKE_CASE, e.g. OS_ACCELERATOR"),
   /** Checkout price in whole cents. */
@@ -96,19 +157,19 @@ export const programSchema = z.strictObject({
   /** Image path under public/, shown on cards and at checkout. */
   image: z.string().startsWith("/"),
   /** Alternative text of the image. */
-  imageAlt: z.string().min(1),
+  imageAlt: line,
   /** One or two sentences for cards and checkout. */
   description: z.string().min(20),
   /** A short badge such as "Most Popular"; omit for none. */
   badge: z.string().optional(),
   /** Card label such as "Self-paced" or "12-week". */
-  tag: z.string().min(1),
+  tag: line,
   /** Who the program suits, for the comparison table. */
-  bestFor: z.string().min(1),
+  bestFor: line,
   /** The coaching and support included, for the comparison table. */
-  support: z.string().min(1),
+  support: line,
   /** Four short outcomes listed on program cards. */
-  highlights: z.array(z.string().min(1)).min(3).max(5),
+  highlights: z.array(line).min(3).max(5),
   /** Colour theme of the header button on the program's pages. */
   theme: z.enum(["purple", "orange", "green", "blue"]),
   /** Position in lists, lowest first. */
@@ -116,46 +177,46 @@ export const programSchema = z.strictObject({
 });
 export type Program = z.infer<typeof programSchema>;
 
-/** A client testimonial. */
-export const testimonialSchema = z.strictObject({
-  name: z.string().min(1),
-  title: z.string().min(1),
-  company: z.string().min(1),
-  /** Assets under management as shown, e.g. "$120M AUM". */
-  aum: z.string().min(1),
-  quote: z.string().min(20),
-  /** Two letters shown in the avatar circle. */
-  initials: z.string().regex(/^[A-Z]{1,3}$/, "must be 1-3 capital letters"),
-  /** Two hex colours of the avatar gradient. */
-  gradientColors: z.tuple([cssColor, cssColor]),
-  /** Programs this testimonial speaks about (ids of the programs collection). */
-  programs: z.array(z.string()).default([]),
-});
-export type Testimonial = z.infer<typeof testimonialSchema>;
+/** A client testimonial, shown only on the pages of the programs it speaks about. */
+export const testimonialSchema = (ref: Ref) =>
+  z.strictObject({
+    name: line,
+    title: line,
+    company: line,
+    /** Assets under management as shown, e.g. "$120M AUM". */
+    aum: line,
+    quote: z.string().min(20),
+    /** Two letters shown in the avatar circle. */
+    initials: z.string().regex(/^[A-Z]{1,3}$/, "must be 1-3 capital letters"),
+    /** Two hex colours of the avatar gradient. */
+    gradientColors: z.tuple([cssColor, cssColor]),
+    /** The programs this testimonial speaks about (ids in content/programs); it appears on their pages. */
+    programs: z.array(ref("programs")).min(1, "name at least one program the testimonial speaks about"),
+  });
+export type Testimonial = z.infer<ReturnType<typeof testimonialSchema>>;
 
 /** An endorsement in the home page quote carousel and logo strip. */
 export const endorsementSchema = z.strictObject({
   quote: z.string().min(20),
-  author: z.string().min(1),
-  role: z.string().min(1),
+  author: line,
+  role: line,
   /** Firm shown as a wordmark in the hero strip. */
-  firm: z.string().min(1),
+  firm: line,
   order: z.number().int(),
 });
 export type Endorsement = z.infer<typeof endorsementSchema>;
 
 /** A headline number, e.g. 300% average AUM growth. */
 export const statSchema = z.strictObject({
-  value: z.string().min(1),
-  label: z.string().min(1),
+  value: line,
+  label: line,
   order: z.number().int(),
 });
 
 const iconName = z.enum(["chart", "users", "cpu", "clock", "map", "target", "shield", "rocket", "star", "briefcase"]);
 
-/** A card of the "Why choose" section. */
-export const whyChooseSchema = z.strictObject({
-  title: z.string().min(1),
+/** A card of the "Why choose" section: a card with an icon and a place in the list. */
+export const whyChooseSchema = card.omit({ label: true }).extend({
   description: z.string().min(20),
   icon: iconName,
   order: z.number().int(),
@@ -164,47 +225,34 @@ export const whyChooseSchema = z.strictObject({
 /** An audience tier of the "Who it is for" sections. */
 export const audienceTierSchema = z.strictObject({
   /** Career stage, e.g. "Early stage". */
-  stage: z.string().min(1),
+  stage: line,
   /** What the tier gets from the program, e.g. "Gain traction". */
-  goal: z.string().min(1),
+  goal: line,
   description: z.string().min(20),
-  points: z.array(z.string().min(1)).min(2),
+  points: z.array(line).min(2),
   order: z.number().int(),
 });
 
-/** A program's curriculum: ordered items. */
-export const curriculumSchema = z.strictObject({
-  /** Id of the program in the programs collection. */
-  program: z.string().min(1),
-  items: z
-    .array(
-      z.strictObject({
-        /** e.g. "Weeks 1-2" or "Module 3". */
-        label: z.string().min(1),
-        title: z.string().min(1),
-        description: z.string().min(20),
-      }),
-    )
-    .min(1),
-});
+/** A program's curriculum: ordered cards, each labelled (weeks or module). */
+export const curriculumSchema = (ref: Ref) =>
+  z.strictObject({
+    /** The program (its id in content/programs). */
+    program: ref("programs"),
+    items: z.array(card.extend({ label: line })).min(1),
+  });
 
 /** A phase of a program's framework. */
-export const phaseSchema = z.strictObject({
-  /** Id of the program in the programs collection. */
-  program: z.string().min(1),
-  /** e.g. "Phase 1". */
-  phase: z.string().min(1),
-  title: z.string().min(1),
-  subtitle: z.string().min(1),
-  description: z.string().min(20),
-  order: z.number().int(),
-});
-
-/** Search-engine fields of a Markdown page. */
-export const seoSchema = z.strictObject({
-  title: z.string().min(1).max(70),
-  description: z.string().min(50).max(170),
-});
+export const phaseSchema = (ref: Ref) =>
+  z.strictObject({
+    /** The program (its id in content/programs). */
+    program: ref("programs"),
+    /** e.g. "Phase 1". */
+    phase: line,
+    title: line,
+    subtitle: line,
+    description: z.string().min(20),
+    order: z.number().int(),
+  });
 
 /** A legal page rendered from Markdown. */
 export const legalSchema = seoSchema.extend({
@@ -212,12 +260,12 @@ export const legalSchema = seoSchema.extend({
   updated: z.coerce.date(),
 });
 
-/** A lead page (/get-started-*, /apply): its heading and which embed it shows. */
+/** A lead page (/get-started-*, /apply): the entry's id is its route, e.g. `get-started-ai` is /get-started-ai. */
 export const leadPageSchema = z.strictObject({
   /** Title tag and meta description. */
   seo: seoSchema,
   /** The page heading. */
-  heading: z.string().min(1),
+  heading: line,
   /** One or two sentences under the heading. */
   intro: z.string().min(20),
   /** The consultation form (iframe) or the booking widget (script). */
@@ -225,72 +273,111 @@ export const leadPageSchema = z.strictObject({
 });
 
 /** A program's own page (/programs/...): the copy around the facts of the programs collection. */
-export const programPageSchema = z.strictObject({
-  /** Id of the program in the programs collection; the page lives at that program's `page`. */
-  program: z.string().min(1),
-  seo: seoSchema,
-  hero: z.strictObject({
-    eyebrow: z.string().min(1),
-    headline: z.string().min(1),
-    subheadline: z.string().min(20),
-  }),
-  curriculum: z.strictObject({ heading: z.string().min(1), intro: z.string().min(20) }),
-  /** Problems the program solves, shown as cards; omit for none. */
-  challenges: z
-    .strictObject({
-      heading: z.string().min(1),
-      items: z.array(z.strictObject({ title: z.string().min(1), description: z.string().min(20) })).min(2),
-    })
-    .optional(),
-  /** Who the program fits, as a checklist; omit for none. */
-  fit: z
-    .strictObject({
-      heading: z.string().min(1),
-      items: z.array(z.string().min(1)).min(2),
-      note: z.string().optional(),
-    })
-    .optional(),
-  /** Heading of the testimonials section (default "Success Stories", docs/product.md §9). */
-  testimonialsHeading: z.string().default("Success Stories"),
-  closing: z.strictObject({ heading: z.string().min(1), body: z.string().min(20) }),
+export const programPageSchema = (ref: Ref) =>
+  z.strictObject({
+    /** The program (its id in content/programs); the page lives at that program's `page`. */
+    program: ref("programs"),
+    seo: seoSchema,
+    hero,
+    curriculum: introSection,
+    /** Problems the program solves, shown as cards; omit for none. */
+    challenges: cardSection.optional(),
+    /** Who the program fits, as a checklist; omit for none. */
+    fit: z
+      .strictObject({
+        heading: line,
+        items: z.array(line).min(2),
+        note: z.string().optional(),
+      })
+      .optional(),
+    /** Heading of the testimonials section (default "Success Stories", docs/product.md §9). */
+    testimonialsHeading: z.string().default("Success Stories"),
+    closing,
+  });
+
+/** What every composed page in content/pages has: search-engine fields, hero, closing call to action. */
+const page = { seo: seoSchema, hero, closing };
+
+/** content/pages/programs.yaml: /programs and its alias /programs/ai-advisor. */
+export const programsPageSchema = z.strictObject({
+  ...page,
+  sections: z.strictObject({ cards: section, comparison: section, metrics: section }),
 });
 
-/** Copy of a composed page (e.g. /programs): hero, section headings by key, closing call to action. */
-export const pageCopySchema = z.strictObject({
-  seo: seoSchema,
-  hero: z.strictObject({
-    eyebrow: z.string().min(1),
-    headline: z.string().min(1),
-    subheadline: z.string().min(20),
+/** content/pages/purchase-course.yaml: /purchase-course. */
+export const purchaseCoursePageSchema = z.strictObject({
+  ...page,
+  sections: z.strictObject({
+    /** What every purchase includes. */
+    guarantee: pointSection,
   }),
-  /** Each section's heading, optional intro, cards (`items`) and bullet points, by the key the page asks for. */
-  sections: z.record(
-    z.string(),
-    z.strictObject({
-      heading: z.string().min(1),
-      intro: z.string().optional(),
-      items: z
-        .array(
-          z.strictObject({
-            label: z.string().optional(),
-            title: z.string().min(1),
-            description: z.string().min(10),
-          }),
-        )
-        .optional(),
-      points: z.array(z.string().min(1)).optional(),
-    }),
-  ),
-  closing: z.strictObject({ heading: z.string().min(1), body: z.string().min(20) }),
 });
+
+/** content/pages/transformation.mdx: the flagship's sales page; the MDX body is its story. */
+export const transformationPageSchema = (ref: Ref) =>
+  z.strictObject({
+    ...page,
+    /** The offer stack (its key in content/offers.yaml). */
+    offer: ref("offers"),
+    sections: z.strictObject({
+      story: headingOnly,
+      pain: cardSection,
+      framework: section,
+      audience: section,
+      curriculum: section,
+      /** The testimonial carousel. */
+      testimonials: headingOnly,
+      /** The success stories (testimonial cards). */
+      stories: section,
+    }),
+  });
+
+/** content/pages/mindset.mdx: the Growth Mindset sales page; the MDX body is its story. */
+export const mindsetPageSchema = (ref: Ref) =>
+  z.strictObject({
+    ...page,
+    /** The program the page sells (its id in content/programs). */
+    program: ref("programs"),
+    /** The offer stack (its key in content/offers.yaml). */
+    offer: ref("offers"),
+    /** The chart beside the problem section (its key in content/charts.yaml). */
+    chart: ref("charts"),
+    sections: z.strictObject({
+      story: headingOnly,
+      problem: introSection,
+      fit: pointSection,
+      notFit: pointSection,
+      curriculum: section,
+    }),
+  });
+
+/** content/pages/advisor-os.mdx: the Advisor OS sales page (/advisor-os and its alias); the MDX body is its story. */
+export const advisorOsPageSchema = (ref: Ref) =>
+  z.strictObject({
+    ...page,
+    /** The program the page sells (its id in content/programs). */
+    program: ref("programs"),
+    sections: z.strictObject({
+      story: headingOnly,
+      obstacles: cardSection,
+      whySystems: pointSection.extend({ intro: z.string().min(10) }),
+      build: cardSection,
+      curriculum: section,
+      /** What the program gives back, by when: each card's label is the timeframe. */
+      payoff: section.extend({ items: z.array(card.extend({ label: line })).min(1) }),
+      /** The testimonials. */
+      videos: headingOnly,
+      included: pointSection,
+    }),
+  });
 
 /** A marketing offer stack; its total value and savings are computed from the components. */
 export const offerSchema = z.strictObject({
-  heading: z.string().min(1),
+  heading: line,
   components: z
     .array(
       z.strictObject({
-        name: z.string().min(1),
+        name: line,
         description: z.string().optional(),
         /** One-time value in whole cents. */
         valueCents: cents.optional(),
@@ -307,10 +394,10 @@ export const offerSchema = z.strictObject({
 });
 export type Offer = z.infer<typeof offerSchema>;
 
-/** A bar chart: labelled percentages. */
+/** A bar chart: labelled percentages, drawn on a 0-100% scale. */
 export const chartSchema = z.strictObject({
-  title: z.string().min(1),
+  title: line,
   /** Where the numbers come from, shown under the chart. */
-  source: z.string().min(1),
-  bars: z.array(z.strictObject({ label: z.string().min(1), percent: z.number().min(0).max(100) })).min(1),
+  source: line,
+  bars: z.array(z.strictObject({ label: line, percent: z.number().min(0).max(100) })).min(1),
 });

@@ -96,3 +96,101 @@ test.describe("home quote carousel", () => {
     expect(await current(carousel)).toBe("Show quote 1");
   });
 });
+
+/**
+ * Holds the island's JavaScript (its component, the React renderer and their imports) until
+ * `release()`: the carousel stays the server's HTML, as for a reader on a slow connection.
+ */
+async function holdIslandScripts(page: Page) {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held: string[] = [];
+  await page.route(/\/_astro\/[^?]*\.js(\?|$)/, async (route) => {
+    held.push(route.request().url());
+    await released;
+    await route.continue().catch(() => {}); // the page may be gone when the test ends first
+  });
+  return { held, release };
+}
+
+const slides = (carousel: import("@playwright/test").Locator) => carousel.locator('[aria-roledescription="slide"]');
+const visible = (carousel: import("@playwright/test").Locator) =>
+  carousel.locator('[aria-roledescription="slide"]:not([aria-hidden="true"])');
+
+test.describe("before React has loaded", () => {
+  test.beforeEach(async ({ page }) => {
+    await page.emulateMedia({ reducedMotion: "reduce" }); // nothing rotates on its own once hydrated
+  });
+
+  test("next shows the next quote, and React carries on from there", async ({ page }) => {
+    const { held, release } = await holdIslandScripts(page);
+    await page.goto("/transformation");
+    const carousel = page.getByRole("region", { name: "Advisor testimonials" });
+    await carousel.scrollIntoViewIfNeeded();
+    // In view, the island has asked for its JavaScript, which does not come yet.
+    await expect.poll(() => held.length).toBeGreaterThan(0);
+    await expect(slides(carousel).nth(0)).toBeInViewport();
+    await expect(slides(carousel).nth(1)).not.toBeInViewport();
+
+    await carousel.getByRole("button", { name: "Next quote" }).click();
+    await expect(slides(carousel).nth(1)).toBeInViewport();
+    await expect(slides(carousel).nth(0)).not.toBeInViewport();
+    await carousel.getByRole("button", { name: "Previous quote" }).click();
+    await carousel.getByRole("button", { name: "Previous quote" }).click(); // wraps around
+    const count = await slides(carousel).count();
+    await expect(slides(carousel).nth(count - 1)).toBeInViewport();
+    await carousel.getByRole("button", { name: "Next quote" }).click();
+    await carousel.getByRole("button", { name: "Next quote" }).click();
+    await expect(slides(carousel).nth(1)).toBeInViewport();
+
+    release();
+    // Hydrated on the quote the reader went to.
+    await expect(carousel.getByRole("button", { name: "Show quote 2" })).toHaveAttribute("aria-current", "true");
+    await expect(visible(carousel)).toHaveAttribute("aria-label", `2 of ${count}`);
+    await carousel.getByRole("button", { name: "Next quote" }).click();
+    await expect(carousel.getByRole("button", { name: "Show quote 3" })).toHaveAttribute("aria-current", "true");
+    await expect(visible(carousel)).toHaveAttribute("aria-label", `3 of ${count}`);
+    await expect(slides(carousel).nth(2)).toBeInViewport();
+  });
+
+  test("a dot shows its quote on the home page", async ({ page }) => {
+    const { held, release } = await holdIslandScripts(page);
+    await page.goto("/");
+    const carousel = page.getByRole("region", { name: "What industry leaders say" });
+    await carousel.scrollIntoViewIfNeeded();
+    await expect.poll(() => held.length).toBeGreaterThan(0);
+    await carousel.getByRole("button", { name: "Show quote 4" }).click();
+    await expect(slides(carousel).nth(3)).toBeInViewport();
+    await expect(carousel.getByText("Kevin Tran")).toBeInViewport();
+    release();
+    await expect(carousel.getByRole("button", { name: "Show quote 4" })).toHaveAttribute("aria-current", "true");
+    await expect(visible(carousel)).toHaveAttribute("aria-label", "4 of 6");
+  });
+
+  test("the pause button waits for the rotation it pauses", async ({ page }) => {
+    const { held, release } = await holdIslandScripts(page);
+    await page.goto("/");
+    const carousel = page.getByRole("region", { name: "What industry leaders say" });
+    await carousel.scrollIntoViewIfNeeded();
+    await expect.poll(() => held.length).toBeGreaterThan(0);
+    await expect(carousel.getByRole("button", { name: "Pause quotes" })).toBeHidden();
+    release();
+    await expect(carousel.getByRole("button", { name: "Pause quotes" })).toBeVisible();
+  });
+});
+
+test.describe("without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the quotes scroll and snap, one at a time", async ({ page }) => {
+    await page.goto("/transformation");
+    const carousel = page.getByRole("region", { name: "Advisor testimonials" });
+    await carousel.scrollIntoViewIfNeeded();
+    await expect(slides(carousel).nth(0)).toBeInViewport();
+    const box = (await slides(carousel).nth(0).boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(box.width * 0.6, 0); // past halfway: snaps to the next quote
+    await expect(slides(carousel).nth(1)).toBeInViewport({ ratio: 0.99 });
+    await expect(slides(carousel).nth(0)).not.toBeInViewport();
+  });
+});

@@ -1,10 +1,19 @@
 import { expect, test } from "@playwright/test";
+import { LEAD_PAGES } from "./routes";
 import { PRODUCTION_SITE } from "./servers";
 
-const LEAD_PAGES = ["/get-started-ai", "/get-started-os", "/get-started-mindset", "/get-started", "/apply"];
+/** The team's number as shown: non-breaking space and hyphen, so it never wraps. */
+const PHONE = "(512)\u00a0555\u20110148";
 
 test.describe("lead pages", () => {
-  for (const path of LEAD_PAGES) {
+  test("every lead page of the route table is an entry of content/lead-pages.yaml", () => {
+    const paths = LEAD_PAGES.map((page) => page.path);
+    for (const path of ["/get-started-ai", "/get-started-os", "/get-started-mindset", "/get-started", "/apply"]) {
+      expect(paths).toContain(path);
+    }
+  });
+
+  for (const { path, embed } of LEAD_PAGES) {
     test(`${path}: simple header, heading, the form in a frame, What to Expect and a way to reach the team`, async ({
       page,
     }) => {
@@ -19,9 +28,9 @@ test.describe("lead pages", () => {
         "A custom growth strategy",
         "Clear next steps",
       ]);
-      await expect(page.getByTitle(path === "/apply" ? "Booking Calendar" : "Consultation Form")).toBeVisible();
+      await expect(page.getByTitle(embed === "booking" ? "Booking Calendar" : "Consultation Form")).toBeVisible();
       await expect(page.getByText("Form not loading?")).toBeVisible();
-      await expect(page.getByRole("link", { name: "(512) 555-0148" })).toHaveAttribute("href", "tel:5125550148");
+      await expect(page.getByRole("link", { name: PHONE })).toHaveAttribute("href", "tel:5125550148");
     });
   }
 
@@ -37,7 +46,7 @@ test.describe("lead pages", () => {
   test("the phone number never breaks across lines", async ({ page }) => {
     await page.setViewportSize({ width: 320, height: 640 });
     await page.goto("/get-started-ai");
-    for (const link of await page.getByRole("link", { name: "(512) 555-0148" }).all()) {
+    for (const link of await page.getByRole("link", { name: PHONE }).all()) {
       const box = (await link.boundingBox())!;
       const lineHeight = await link.evaluate((el) => parseFloat(getComputedStyle(el).lineHeight));
       expect(box.height).toBeLessThan(lineHeight * 1.5);
@@ -64,7 +73,7 @@ test.describe("lead pages", () => {
 
 test.describe("lead pages in the production build, with no provider set in content/site.yaml", () => {
   test.use({ baseURL: PRODUCTION_SITE });
-  for (const path of LEAD_PAGES) {
+  for (const { path } of LEAD_PAGES) {
     test(`${path} says how to reach the team instead of an empty frame`, async ({ page }) => {
       await page.goto(path);
       await expect(page.getByRole("heading", { name: "Reach our team directly" })).toBeVisible();
@@ -72,7 +81,7 @@ test.describe("lead pages in the production build, with no provider set in conte
         "href",
         "mailto:success@advisoraccelerator.com",
       );
-      await expect(page.getByRole("link", { name: "(512) 555-0148" })).toHaveAttribute("href", "tel:5125550148");
+      await expect(page.getByRole("link", { name: PHONE })).toHaveAttribute("href", "tel:5125550148");
       await expect(page.locator("iframe")).toHaveCount(0);
     });
   }

@@ -40,6 +40,25 @@ test.describe("/mindset", () => {
     await expect(figure).toHaveAttribute("data-phase", "animating");
   });
 
+  test("draws its bars on a 0-100% scale: the 35% bar fills 35% of its track, not all of it", async ({ page }) => {
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    await page.goto("/mindset");
+    const bars = await chart(page)
+      .getByRole("listitem")
+      .evaluateAll((items) =>
+        items.map((li) => {
+          const track = li.querySelector('[aria-hidden="true"]')!;
+          const bar = track.firstElementChild!;
+          return {
+            percent: parseFloat(li.querySelector("span:last-child")!.textContent!),
+            share: bar.getBoundingClientRect().width / track.getBoundingClientRect().width,
+          };
+        }),
+      );
+    expect(bars.map((b) => b.percent)).toEqual([35, 33, 27, 19, 17]);
+    for (const bar of bars) expect(bar.share, `${bar.percent}%`).toBeCloseTo(bar.percent / 100, 2);
+  });
+
   test("with reduced motion the chart shows its final values and never animates", async ({ page }) => {
     await page.emulateMedia({ reducedMotion: "reduce" });
     await page.setViewportSize({ width: 1280, height: 500 });

@@ -1,5 +1,8 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
-import { PENDING_ROUTES, SPEC_ROUTES, sitemapPaths } from "./routes";
+import { load } from "js-yaml";
+import { LEAD_PAGES, PENDING_ROUTES, SPEC_ROUTES, sitemapPaths } from "./routes";
 
 /** The page has a title, a description, a canonical URL at `canonicalPath` and matching Open Graph tags. */
 async function expectSeoTags(page: Page, request: APIRequestContext, path: string, canonicalPath: string) {
@@ -32,6 +35,22 @@ test.describe("every page", () => {
       expect(response?.status(), path).toBe(200);
       await expectSeoTags(page, request, path, path);
       await expect(page.getByRole("heading", { level: 1 }), path).toHaveCount(1);
+    }
+  });
+
+  test("every title ends with the brand of content/site.yaml in the same form, once", async ({ page, request }) => {
+    const { brand } = (
+      load(readFileSync(join(import.meta.dirname, "../../content/site.yaml"), "utf8")) as { site: { brand: string } }
+    ).site;
+    const suffix = ` | ${brand}`;
+    for (const path of [...new Set(["/", ...(await sitemapPaths(request))]), "/advisor-os/details", "/no-such-page"]) {
+      await page.goto(path);
+      const title = await page.title();
+      if (title === brand) continue;
+      expect(title.endsWith(suffix), `${path}: "${title}" ends with "${suffix}"`).toBe(true);
+      const own = title.slice(0, -suffix.length);
+      // The page's own title before it, and the brand only once.
+      expect(own.trim() !== "" && own !== brand && !own.endsWith(suffix), `${path}: "${title}"`).toBe(true);
     }
   });
 
@@ -193,18 +212,18 @@ test.describe("home page", () => {
 });
 
 test("every call to action on every page reaches a consultation page", async ({ page, request }) => {
-  const LEAD_PAGES = ["/get-started-ai", "/get-started-os", "/get-started-mindset", "/get-started", "/apply"];
+  const leadPages = LEAD_PAGES.map((lead) => lead.path);
   let seen = 0;
   for (const path of await sitemapPaths(request)) {
     await page.goto(path);
     const ctas = page.getByRole("link", { name: /^(YES! I Want To|Apply|Book Your Free Strategy Call)/ });
     for (const href of await ctas.evaluateAll((links) => links.map((a) => a.getAttribute("href")))) {
-      expect(LEAD_PAGES, `${path} links a call to action to ${href}`).toContain(href);
+      expect(leadPages, `${path} links a call to action to ${href}`).toContain(href);
       seen++;
     }
   }
   expect(seen).toBeGreaterThan(15);
-  for (const path of LEAD_PAGES) expect((await request.get(path)).status(), path).toBe(200);
+  for (const path of leadPages) expect((await request.get(path)).status(), path).toBe(200);
 });
 
 test("the sales pages carry their long-form story, written in MDX", async ({ page }) => {

@@ -80,3 +80,151 @@ test("the endorsement strip scrolls, and stops for visitors who prefer reduced m
   // Every firm is still listed once for assistive technology.
   expect(await strip.getByRole("listitem").count()).toBe(6);
 });
+
+/** Pages whose first screens differ: hero with video, sales pages, overview, checkout, legal, lead. */
+const FIRST_SCREENS = [
+  "/",
+  "/transformation",
+  "/mindset",
+  "/advisor-os",
+  "/programs",
+  "/purchase-course",
+  "/dmca",
+  "/get-started-ai",
+];
+/** Lighthouse's phone (a mobile browser: content wider than the page would zoom it out), and a desktop. */
+const SCREENS = [
+  {
+    name: "mobile",
+    options: { viewport: { width: 412, height: 823 }, deviceScaleFactor: 1.75, isMobile: true, hasTouch: true },
+  },
+  { name: "desktop", options: { viewport: { width: 1280, height: 900 } } },
+] as const;
+const STYLESHEET = /\/_astro\/[^?]*\.css(\?|$)/;
+/** The viewport once its images are decoded (they arrive in any order), without animations. */
+async function screenshot(page: Page) {
+  await page.evaluate(() =>
+    Promise.all([...document.images].filter((image) => image.complete).map((image) => image.decode().catch(() => {}))),
+  );
+  return page.screenshot({ animations: "disabled", caret: "hide" });
+}
+/** Every stylesheet has loaded and applies, those the page loads after its first screen included. */
+const stylesheetsApplied = (page: Page) =>
+  page.waitForFunction(() => {
+    const links = [...document.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')];
+    const deferred = [...document.querySelectorAll("noscript[data-href]")].map((n) => n.getAttribute("data-href"));
+    return (
+      links.every((link) => link.sheet !== null) &&
+      deferred.every((href) => links.some((link) => link.getAttribute("href") === href && link.sheet !== null))
+    );
+  });
+
+test.describe("critical CSS", () => {
+  test("pages inline their critical CSS and load the stylesheet once the first screen is drawn", async ({ page }) => {
+    for (const path of FIRST_SCREENS) {
+      await page.goto(path);
+      await expect(page.locator("head style[data-critical]"), path).toHaveCount(1);
+      // Without JavaScript a <noscript> link loads it; with it, the page adds the link back.
+      const noscript = page.locator("head noscript[data-href]");
+      await expect(noscript, path).toHaveCount(1);
+      const href = (await noscript.getAttribute("data-href"))!;
+      expect(await noscript.innerHTML(), path).toBe(`<link rel="stylesheet" href="${href}">`);
+      await stylesheetsApplied(page);
+      await expect(page.locator(`head link[rel="stylesheet"][href="${href}"]`), path).toHaveCount(1);
+      // Requested once the document was parsed, not alongside it.
+      const timing = await page.evaluate((href) => {
+        const navigation = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+        const sheet = performance.getEntriesByType("resource").find((e) => e.name.endsWith(href))!;
+        return { parsed: navigation.domContentLoadedEventStart, requested: sheet.startTime };
+      }, href);
+      expect(
+        timing.requested,
+        `${path}: the stylesheet is requested after the document is parsed`,
+      ).toBeGreaterThanOrEqual(timing.parsed);
+    }
+  });
+
+  for (const screen of SCREENS) {
+    test(`the first screen is drawn by the critical CSS alone as by the full stylesheet (${screen.name})`, async ({
+      browser,
+      baseURL,
+    }) => {
+      test.setTimeout(90_000);
+      const context = await browser.newContext({ ...screen.options, baseURL, reducedMotion: "reduce" });
+      const page = await context.newPage();
+      for (const path of FIRST_SCREENS) {
+        await page.route(STYLESHEET, (route) => route.abort());
+        await page.goto(path, { waitUntil: "networkidle" });
+        const critical = await screenshot(page);
+        const criticalWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+        await page.unroute(STYLESHEET);
+        await page.goto(path, { waitUntil: "networkidle" });
+        await stylesheetsApplied(page);
+        const full = await screenshot(page);
+        // Below the fold, what the critical CSS leaves unstyled never widens the page (a phone
+        // would zoom out and move everything on the first screen).
+        expect(criticalWidth, `${path}: the page's width before the stylesheet`).toBe(
+          await page.evaluate(() => document.documentElement.scrollWidth),
+        );
+        expect(critical.equals(full), `${path}: the first screen without the stylesheet matches it with`).toBe(true);
+      }
+      await context.close();
+    });
+  }
+
+  for (const screen of SCREENS) {
+    test(`a stylesheet that arrives late shifts nothing on the first screen (${screen.name})`, async ({
+      browser,
+      baseURL,
+    }) => {
+      test.setTimeout(90_000);
+      const context = await browser.newContext({ ...screen.options, baseURL });
+      const page = await context.newPage();
+      // As on a slow connection: the stylesheet comes a second after it is asked for.
+      await page.route(STYLESHEET, async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await route.continue();
+      });
+      // Every layout shift (nothing here is the reader's input).
+      await page.addInitScript(() => {
+        const w = window as unknown as { layoutShift: number };
+        w.layoutShift = 0;
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries() as (PerformanceEntry & { value: number })[])
+            w.layoutShift += entry.value;
+        }).observe({ type: "layout-shift", buffered: true });
+      });
+      for (const path of FIRST_SCREENS) {
+        await page.goto(path);
+        await stylesheetsApplied(page);
+        await page.evaluate(
+          () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+        );
+        const shift = await page.evaluate(() => (window as unknown as { layoutShift: number }).layoutShift);
+        expect(shift, `${path}: cumulative layout shift`).toBeLessThanOrEqual(0.01);
+      }
+      await context.close();
+    });
+  }
+
+  test.describe("without JavaScript", () => {
+    test.use({ javaScriptEnabled: false });
+
+    test("the full stylesheet applies, through the <noscript> link", async ({ page, browser, baseURL }) => {
+      // A section far below the fold, whose rules the critical CSS leaves to the stylesheet; the
+      // fixed header, whose account button needs JavaScript, hidden.
+      const offer = (p: Page) => p.locator("section", { has: p.locator("#offer-heading") });
+      const options = { animations: "disabled", style: "site-header { visibility: hidden }" } as const;
+      await page.goto("/transformation", { waitUntil: "networkidle" });
+      const withoutScript = await offer(page).screenshot(options);
+
+      const context = await browser.newContext({ baseURL, javaScriptEnabled: true, viewport: page.viewportSize() });
+      const scripted = await context.newPage();
+      await scripted.goto("/transformation", { waitUntil: "networkidle" });
+      await stylesheetsApplied(scripted);
+      const withScript = await offer(scripted).screenshot(options);
+      await context.close();
+      expect(withoutScript.equals(withScript)).toBe(true);
+    });
+  });
+});

@@ -1,3 +1,7 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { load } from "js-yaml";
+
 /**
  * Routes of the route table (docs/product.md §2) that later issues build. The site links to
  * them already (header, footer, account button); until each lands, a link to it is allowed to
@@ -55,3 +59,11 @@ export async function sitemapPaths(request: import("@playwright/test").APIReques
   const sitemap = await (await request.get("/sitemap.xml")).text();
   return [...sitemap.matchAll(/<loc>([^<]+)<\/loc>/g)].map(([, url]) => new URL(url!).pathname).sort();
 }
+
+/** The lead pages: one per entry of content/lead-pages.yaml, whose key is the route. */
+export const LEAD_PAGES = Object.entries(
+  load(readFileSync(join(import.meta.dirname, "../../content/lead-pages.yaml"), "utf8")) as Record<
+    string,
+    { embed: "consultation" | "booking" }
+  >,
+).map(([id, page]) => ({ path: `/${id}`, embed: page.embed }));

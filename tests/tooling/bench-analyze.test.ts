@@ -76,6 +76,53 @@ describe("bench page analysis", () => {
     expect(page.blockingStylesheets).toEqual(["/s.css"]);
   });
 
+  it("tells a stylesheet loaded without blocking, and its no-JS fallback, from a blocking one", () => {
+    const page = parseHtml(
+      `<html><head><style data-critical>.a{color:red}</style><style>.b{}</style>
+       <link rel="stylesheet" href="/site.css" media="print" onload="this.media='all'">
+       <noscript><link rel="stylesheet" href="/site.css"></noscript>
+       <link rel="stylesheet" href="/print.css" media="print"></head><body></body></html>`,
+    );
+    expect(page.blockingStylesheets).toEqual([]);
+    expect(page.deferredStylesheets).toEqual(["/site.css"]);
+    expect(page.noscriptStylesheets).toEqual(["/site.css"]);
+    expect(page.styles.map((s) => s.critical)).toEqual([true, false]);
+    expect(page.scriptedStylesheets).toEqual([]);
+  });
+
+  it("takes a stylesheet left in <noscript data-href> as deferred, loaded only if a script adds it", () => {
+    write("_astro/late.css", ".late{color:red}");
+    const head = `<style data-critical>.a{}</style><noscript data-href="/_astro/late.css"><link rel="stylesheet" href="/_astro/late.css"></noscript>`;
+    const loader = `<script>document.querySelectorAll("noscript[data-href]").forEach(function(n){})</script>`;
+    write("late.html", `<html><head>${head}${loader}</head><body></body></html>`);
+    write("unloaded.html", `<html><head>${head}</head><body></body></html>`);
+    const late = analyzePage(dist, join(dist, "late.html"));
+    expect(late.blockingStylesheets).toEqual([]);
+    expect(late.css.deferred.map((f: { path: string }) => f.path)).toEqual(["/_astro/late.css"]);
+    expect(late.css.withoutNoscript).toEqual([]);
+    expect(late.css.withoutLoader).toEqual([]);
+    expect(analyzePage(dist, join(dist, "unloaded.html")).css.withoutLoader).toEqual(["/_astro/late.css"]);
+  });
+
+  it("measures a page's inline and critical CSS and the stylesheets it defers", () => {
+    write("_astro/site.css", ".a{color:red}".repeat(50));
+    write(
+      "styled.html",
+      `<html><head><style data-critical>.a{color:red}</style><link rel="stylesheet" href="/_astro/site.css" media="print" onload="this.media='all'">
+       <link rel="stylesheet" href="/_astro/gone.css" media="print" onload="this.media='all'"></head><body></body></html>`,
+    );
+    const page = analyzePage(dist, join(dist, "styled.html"));
+    expect(page.css.critical.raw).toBe(".a{color:red}".length);
+    expect(page.css.inline.gzip).toBe(page.css.critical.gzip);
+    expect(page.css.deferred.map((f: { path: string; raw: number }) => [f.path, f.raw])).toEqual([
+      ["/_astro/site.css", 650],
+      ["/_astro/gone.css", 0],
+    ]);
+    expect(page.css.withoutNoscript).toEqual(["/_astro/site.css", "/_astro/gone.css"]);
+    expect(page.problems).toEqual(["missing stylesheet /_astro/gone.css"]);
+    expect(page.blockingStylesheets).toEqual([]);
+  });
+
   it("counts every island with its imports as JS on load, split into what loads at once and on view", () => {
     write("_astro/client.js", `import{a}from"./react.js";export const c=1;`);
     write("_astro/react.js", "export const a='react runtime';".repeat(20));

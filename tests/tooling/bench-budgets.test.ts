@@ -100,6 +100,54 @@ describe("bench budgets", () => {
     expect(status(unmeasured, "cls")).toBe("FAIL");
   });
 
+  it("holds every marketing page to LCP 0.9 s, TBT 30 ms and CLS 0.01, and says which pages Lighthouse missed", () => {
+    const results = checkBudgets({
+      pages: [page("/"), page("/dmca"), page("/404"), page("/portal", { marketing: false })],
+      lighthouse: { results: [lhRow("/", { lcpMs: 950, tbtMs: 31 }), lhRow("/dmca", { lcpMs: 900, cls: 0.011 })] },
+    });
+    expect(results.find((r) => r.id === "lcp")?.name).toBe("LCP (simulated) <= 900 ms");
+    expect(results.find((r) => r.id === "lcp")?.offenders).toEqual(["/ 950 ms"]);
+    expect(results.find((r) => r.id === "tbt")?.offenders).toEqual(["/ 31 ms"]);
+    expect(status(results, "cls")).toBe("FAIL");
+    expect(status(results, "lighthouse-coverage")).toBe("PASS"); // the 404 page and app pages are not asked for
+
+    const onlyHome = checkBudgets({ pages: [page("/"), page("/dmca")], lighthouse: { results: [lhRow("/")] } });
+    expect(status(onlyHome, "lighthouse-coverage")).toBe("WARN");
+    expect(onlyHome.find((r) => r.id === "lighthouse-coverage")?.offenders).toEqual(["/dmca"]);
+  });
+
+  it("warns when a first screen needs more than 14 KB, and fails a deferred stylesheet that would never load", () => {
+    const css = (withoutNoscript: string[] = [], withoutLoader: string[] = []) => ({
+      inline: { raw: 0, gzip: 0 },
+      critical: { raw: 0, gzip: 0 },
+      deferred: [{ path: "/_astro/site.css", raw: 0, gzip: 0 }],
+      withoutNoscript,
+      withoutLoader,
+    });
+    const screen = (gzip: number) => ({ at: "main>1", tag: "section", index: 0, bytes: 0, gzip, missing: [] });
+    const results = checkBudgets({
+      pages: [
+        page("/", { css: css(), firstScreen: screen(9 * KB) }),
+        page("/transformation", { css: css(), firstScreen: screen(15 * KB) }),
+        page("/dmca", { css: css(["/_astro/site.css"]), firstScreen: { error: "timeout" } }),
+        page("/apply", { css: css([], ["/_astro/site.css"]) }),
+      ],
+    });
+    expect(status(results, "first-screen")).toBe("WARN");
+    expect(results.find((r) => r.id === "first-screen")?.offenders).toEqual([
+      "/transformation 15.0 KB (ends at main>1)",
+    ]);
+    expect(status(results, "first-screen-measured")).toBe("WARN");
+    expect(status(results, "css-noscript")).toBe("FAIL");
+    expect(results.find((r) => r.id === "css-noscript")?.offenders).toEqual(["/dmca (/_astro/site.css)"]);
+    expect(status(results, "css-loader")).toBe("FAIL");
+    expect(results.find((r) => r.id === "css-loader")?.offenders).toEqual(["/apply (/_astro/site.css)"]);
+
+    const unmeasured = checkBudgets({ pages: [page("/")] });
+    expect(status(unmeasured, "first-screen")).toBeUndefined();
+    expect(status(unmeasured, "css-noscript")).toBeUndefined();
+  });
+
   it("warns, never fails, on build time per 1,000 pages", () => {
     const fast = checkBudgets({
       pages: [page("/")],

@@ -1,7 +1,8 @@
 /**
  * A broken content file must fail the build with a message naming the file and the field.
  * The first block checks the schemas directly; the second runs the real `astro sync` on a copy
- * of the project with one file broken.
+ * of the project with one file broken: a bad value, a reference to an entry that does not exist,
+ * a page section left out. The last builds a copy in which one program has no testimonial.
  */
 import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -9,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify, stripVTControlCharacters } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { programSchema, siteSchema, testimonialSchema } from "../../src/schemas/content";
+import { z } from "astro/zod";
+import { curriculumSchema, programSchema, type Ref, siteSchema, testimonialSchema } from "../../src/schemas/content";
 import { loadPrograms } from "./content-files";
 
 const root = join(import.meta.dirname, "../..");
@@ -19,6 +21,9 @@ function issues(result: { success: boolean; error?: { issues: { path: PropertyKe
   expect(result.success).toBe(false);
   return result.error!.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
 }
+
+/** References as plain ids; whether the entry exists is checked by `astro sync`, below. */
+const ref: Ref = (collection) => z.string().transform((id) => ({ collection, id }));
 
 describe("content schemas", () => {
   const valid = loadPrograms()[0]!;
@@ -46,54 +51,81 @@ describe("content schemas", () => {
     expect(issues(programSchema.safeParse({ ...valid, pirce: 1 }))[0]).toMatch(/pirce/);
   });
 
+  const testimonial = {
+    name: "A",
+    title: "B",
+    company: "C",
+    aum: "$1M AUM",
+    quote: "A quote that is long enough to pass.",
+    initials: "AB",
+    gradientColors: ["#7c3aed", "#2563eb"],
+    programs: ["growth-mindset"],
+  };
+
+  it("read a testimonial's programs as references", () => {
+    const parsed = testimonialSchema(ref).parse(testimonial);
+    expect(parsed.programs).toEqual([{ collection: "programs", id: "growth-mindset" }]);
+  });
+
   it("reject a testimonial gradient that is not two hex colours", () => {
-    const testimonial = {
-      name: "A",
-      title: "B",
-      company: "C",
-      aum: "$1M AUM",
-      quote: "A quote that is long enough to pass.",
-      initials: "AB",
-      gradientColors: ["#7c3aed", "purple"],
-    };
-    expect(issues(testimonialSchema.safeParse(testimonial))[0]).toMatch(/^gradientColors\.1: must be a hex colour/);
+    const result = testimonialSchema(ref).safeParse({ ...testimonial, gradientColors: ["#7c3aed", "purple"] });
+    expect(issues(result)[0]).toMatch(/^gradientColors\.1: must be a hex colour/);
+  });
+
+  it("reject a testimonial that names no program, since it would appear on no page", () => {
+    const result = testimonialSchema(ref).safeParse({ ...testimonial, programs: [] });
+    expect(issues(result)).toEqual(["programs: name at least one program the testimonial speaks about"]);
+  });
+
+  it("reject a curriculum item without its label", () => {
+    const item = { title: "Foundations", description: "A description that is long enough." };
+    const result = curriculumSchema(ref).safeParse({ program: "growth-mindset", items: [item] });
+    expect(issues(result)[0]).toMatch(/^items\.0\.label: /);
   });
 
   it("reject a default call to action that leads nowhere", () => {
     const site = { brand: "X", flagship: "x", description: "d".repeat(60) };
-    const result = siteSchema.safeParse({ ...site, defaultCta: { text: "Go", href: "get-started" } });
+    const result = siteSchema(ref).safeParse({ ...site, defaultCta: { text: "Go", href: "get-started" } });
     expect(issues(result)).toContain("defaultCta.href: must be a site path starting with / or an https:// URL");
   });
 });
 
-describe("astro build on broken content", () => {
-  const copies: string[] = [];
-  afterAll(() => copies.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const copies: string[] = [];
+afterAll(() => copies.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-  /** Copies the project, lets `breakIt` edit one file, runs `astro sync`, returns its output. */
-  async function syncWith(file: string, breakIt: (text: string) => string) {
-    const dir = mkdtempSync(join(tmpdir(), "content-"));
-    copies.push(dir);
-    for (const entry of ["src", "content", "public", "astro.config.mjs", "package.json", "tsconfig.json"]) {
-      cpSync(join(root, entry), join(dir, entry), { recursive: true });
-    }
-    symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+/** Copies the project, lets each edit change one file of content/, runs `astro <command>` in the copy. */
+async function astroWith(command: "sync" | "build", edits: Record<string, (text: string) => string>) {
+  const dir = mkdtempSync(join(tmpdir(), "content-"));
+  copies.push(dir);
+  for (const entry of ["src", "content", "public", "astro.config.mjs", "package.json", "tsconfig.json"]) {
+    cpSync(join(root, entry), join(dir, entry), { recursive: true });
+  }
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+  for (const [file, edit] of Object.entries(edits)) {
     const target = join(dir, "content", file);
     const before = readFileSync(target, "utf8");
-    const after = breakIt(before);
+    const after = edit(before);
     expect(after).not.toBe(before);
     writeFileSync(target, after);
-    try {
-      await run(process.execPath, [join(root, "node_modules/astro/bin/astro.mjs"), "sync"], {
-        cwd: dir,
-        env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" },
-      });
-    } catch (error) {
-      const { stdout, stderr } = error as { stdout: string; stderr: string };
-      // Colours depend on the terminal (CI forces them); compare the plain text.
-      return { failed: true, output: stripVTControlCharacters(stdout + stderr), target };
-    }
-    return { failed: false, output: "", target };
+  }
+  try {
+    await run(process.execPath, [join(root, "node_modules/astro/bin/astro.mjs"), command], {
+      cwd: dir,
+      env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" },
+    });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout: string; stderr: string };
+    // Colours depend on the terminal (CI forces them); compare the plain text.
+    return { dir, failed: true, output: stripVTControlCharacters(stdout + stderr) };
+  }
+  return { dir, failed: false, output: "" };
+}
+
+describe("astro build on broken content", () => {
+  /** Copies the project, lets `breakIt` edit one file, runs `astro sync`, returns its output. */
+  async function syncWith(file: string, breakIt: (text: string) => string) {
+    const result = await astroWith("sync", { [file]: breakIt });
+    return { ...result, target: join(result.dir, "content", file) };
   }
 
   it("fails on a price that is not whole cents, naming the file and the field", async () => {
@@ -113,10 +145,106 @@ describe("astro build on broken content", () => {
     expect(result.output).toMatch(/author: /);
   });
 
+  it("fails on a testimonial about a program that does not exist, naming the file and the field", async () => {
+    const result = await syncWith("testimonials/david-okafor.yaml", (t) =>
+      t.replace("programs: [os-accelerator]", "programs: [os-acelerator]"),
+    );
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(result.target);
+    expect(result.output).toContain('programs.0: "os-acelerator" is not in content/programs/');
+  });
+
+  it("fails on a curriculum for a program that does not exist", async () => {
+    const result = await syncWith("curricula/growth-mindset.yaml", (t) =>
+      t.replace("program: growth-mindset", "program: mindset"),
+    );
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(result.target);
+    expect(result.output).toContain('program: "mindset" is not in content/programs/');
+  });
+
+  it("fails on a flagship that is not a program", async () => {
+    const result = await syncWith("site.yaml", (t) =>
+      t.replace("flagship: ai-advisor-accelerator", "flagship: AI Advisor Accelerator"),
+    );
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(result.target);
+    expect(result.output).toContain('flagship: "AI Advisor Accelerator" is not in content/programs/');
+  });
+
+  it("fails on a framework phase of a program that does not exist, naming the entry", async () => {
+    const result = await syncWith("phases.yaml", (t) =>
+      t.replace("  program: ai-advisor-accelerator\n  phase: Phase 3", "  program: ai-accelerator\n  phase: Phase 3"),
+    );
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(result.target);
+    expect(result.output).toContain("ai-automate");
+    expect(result.output).toContain('program: "ai-accelerator" is not in content/programs/');
+  });
+
+  it("fails on a sales page whose offer or chart does not exist", async () => {
+    const result = await syncWith("pages/mindset.mdx", (t) =>
+      t.replace("offer: growth-mindset", "offer: mindset").replace("chart: top-reasons-advisors-fail", "chart: top-5"),
+    );
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(result.target);
+    expect(result.output).toContain('offer: "mindset" is not in content/offers.yaml');
+    expect(result.output).toContain('chart: "top-5" is not in content/charts.yaml');
+  });
+
+  it("fails on a program page for a program that does not exist", async () => {
+    const result = await syncWith("program-pages/os-accelerator.yaml", (t) =>
+      t.replace("program: os-accelerator", "program: advisor-os"),
+    );
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(result.target);
+    expect(result.output).toContain('program: "advisor-os" is not in content/programs/');
+  });
+
+  it("fails on a page section left out of an MDX page, naming the file and the section", async () => {
+    const result = await syncWith("pages/mindset.mdx", (t) => t.replace(/\n {2}notFit:\n(?: {4}.*\n)+/, "\n"));
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(result.target);
+    expect(result.output).toContain("sections.notFit");
+  });
+
+  it("fails on a page section left out of a YAML page", async () => {
+    const result = await syncWith("pages/programs.yaml", (t) => t.replace(/\n {2}comparison:\n(?: {4}.*\n)+/, "\n"));
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(result.target);
+    expect(result.output).toContain("sections.comparison");
+  });
+
+  it("fails on a misspelt section, which is usually a typo", async () => {
+    const result = await syncWith("pages/advisor-os.mdx", (t) => t.replace("  whySystems:", "  whySystem:"));
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(result.target);
+    expect(result.output).toContain("sections.whySystems");
+    expect(result.output).toContain("whySystem");
+  });
+
   it("fails on a field of the wrong type in a Markdown page", async () => {
     const result = await syncWith("legal/dmca.md", (t) => t.replace("updated: 2026-11-01", "updated: last tuesday"));
     expect(result.failed).toBe(true);
     expect(result.output).toContain(result.target);
     expect(result.output).toMatch(/updated: /);
+  });
+});
+
+describe("testimonials in the built pages", () => {
+  it("a program that no testimonial names shows none, not everyone else's", { timeout: 90_000 }, async () => {
+    const result = await astroWith("build", {
+      "testimonials/elena-vasquez.yaml": (t) => t.replace("programs: [growth-mindset]", "programs: [os-accelerator]"),
+      "testimonials/sarah-lindqvist.yaml": (t) =>
+        t.replace("programs: [ai-advisor-accelerator, growth-mindset]", "programs: [ai-advisor-accelerator]"),
+    });
+    expect(result.output).toBe("");
+    const html = (page: string) => readFileSync(join(result.dir, "dist", `${page}.html`), "utf8");
+    for (const page of ["programs/growth-mindset", "mindset"]) {
+      expect(html(page), page).not.toContain("Rated 5 out of 5");
+      expect(html(page), page).not.toContain("Success Stories");
+    }
+    expect(html("programs/advisor-os-accelerator")).toContain("Elena Vasquez");
+    expect(html("programs/ai-advisor-accelerator")).not.toContain("Elena Vasquez");
   });
 });

@@ -98,21 +98,42 @@ export function parseHtml(html) {
     });
   }
 
-  const links = [...doc.matchAll(new RegExp(String.raw`<link\b${TAG_BODY}>`, "gi"))].map((match) => ({
-    attrs: parseAttributes(match[1]),
-    inHead: match.index < headEnd,
-  }));
+  // What <noscript> holds only applies without JavaScript (a stylesheet there is the no-JS
+  // fallback of a deferred one): kept apart, blanked out of the document for the rest.
+  const noscripts = [];
+  const scripted = doc.replace(/<noscript\b([^>]*)>([\s\S]*?)<\/noscript\s*>/gi, (block, attrs, inner) => {
+    noscripts.push({ attrs: parseAttributes(attrs), inner });
+    return " ".repeat(block.length);
+  });
+  const linksIn = (text) =>
+    [...text.matchAll(new RegExp(String.raw`<link\b${TAG_BODY}>`, "gi"))].map((match) => ({
+      attrs: parseAttributes(match[1]),
+      inHead: match.index < headEnd,
+    }));
+  const links = linksIn(scripted);
   const rels = (link) => (link.attrs.rel ?? "").toLowerCase().split(/\s+/);
   // <link rel=modulepreload>, and <link rel=preload as=script>: fetched with the page.
   const preloads = links
     .filter((l) => l.attrs.href)
     .filter((l) => rels(l).includes("modulepreload") || (rels(l).includes("preload") && l.attrs.as === "script"))
     .map((l) => l.attrs.href);
-  const blockingStylesheets = links
-    .filter((l) => l.inHead && rels(l).includes("stylesheet") && l.attrs.href)
-    .filter((l) => !l.attrs.media || /^\s*(all|screen)\s*$/i.test(l.attrs.media))
-    .filter((l) => !("disabled" in l.attrs))
+  const stylesheets = links.filter((l) => rels(l).includes("stylesheet") && l.attrs.href && !("disabled" in l.attrs));
+  const applies = (l) => !l.attrs.media || /^\s*(all|screen)\s*$/i.test(l.attrs.media);
+  const blockingStylesheets = stylesheets.filter((l) => l.inHead && applies(l)).map((l) => l.attrs.href);
+  // Loaded without blocking: switched on when loaded (media="print" onload="this.media='all'" and
+  // the like), or added by a script from <noscript data-href> (src/integrations/critical-css.mjs).
+  const deferredStylesheets = [
+    ...stylesheets.filter((l) => !applies(l) && l.attrs.onload).map((l) => l.attrs.href),
+    ...noscripts.filter((n) => n.attrs["data-href"]).map((n) => n.attrs["data-href"]),
+  ];
+  const noscriptStylesheets = noscripts
+    .flatMap((n) => linksIn(n.inner))
+    .filter((l) => rels(l).includes("stylesheet") && l.attrs.href)
     .map((l) => l.attrs.href);
+  const styles = [...scripted.matchAll(/<style\b([^>]*)>([\s\S]*?)<\/style\s*>/gi)].map((match) => ({
+    critical: "data-critical" in parseAttributes(match[1]),
+    text: match[2],
+  }));
 
   const islands = [...doc.matchAll(new RegExp(String.raw`<astro-island\b${TAG_BODY}>`, "gi"))].map((match) => {
     const attrs = parseAttributes(match[1]);
@@ -124,7 +145,17 @@ export function parseHtml(html) {
     };
   });
 
-  return { scripts, preloads, islands, blockingStylesheets };
+  const scriptedStylesheets = noscripts.filter((n) => n.attrs["data-href"]).map((n) => n.attrs["data-href"]);
+  return {
+    scripts,
+    preloads,
+    islands,
+    blockingStylesheets,
+    deferredStylesheets,
+    noscriptStylesheets,
+    scriptedStylesheets,
+    styles,
+  };
 }
 
 /** A classic script with src in <head>, without async or defer, holds up the first paint. */
@@ -276,6 +307,21 @@ export function analyzePage(dist, file, cache = new FileCache(dist)) {
   const stripe = texts.filter((t) => STRIPE_CODE.test(t.text)).map((t) => t.where);
 
   const inlineSize = { raw: sum(inline, "raw"), gzip: sum(inline, "gzip") };
+  const critical = page.styles.filter((st) => st.critical).map((st) => st.text).join("");
+  // A stylesheet left in <noscript data-href> loads with JavaScript only if a script adds it.
+  const loader = page.scripts.some((script) => script.body.includes("noscript[data-href]"));
+  const allInlineCss = page.styles.map((st) => st.text).join("");
+  const cssFile = (href) => {
+    const target = resolveUrl(dist, href, file);
+    if (!target.file) return { path: href, raw: 0, gzip: 0, missing: false };
+    try {
+      const buffer = readFileSync(target.file);
+      return { path: href, raw: buffer.length, gzip: gzipSize(buffer), missing: false };
+    } catch {
+      problems.push(`missing stylesheet ${href}`);
+      return { path: href, raw: 0, gzip: 0, missing: true };
+    }
+  };
   return {
     path,
     file: relative(dist, file).split(sep).join("/"),
@@ -296,6 +342,15 @@ export function analyzePage(dist, file, cache = new FileCache(dist)) {
     directives: countDirectives(page.islands),
     renderBlocking: page.scripts.filter(isRenderBlocking).map((s) => s.src),
     blockingStylesheets: page.blockingStylesheets,
+    // CSS: what the HTML carries (all <style> blocks, of which the critical CSS the build inlined)
+    // and the stylesheets it loads without blocking, each with its no-JavaScript fallback or not.
+    css: {
+      inline: { raw: Buffer.byteLength(allInlineCss), gzip: allInlineCss ? gzipSize(allInlineCss) : 0 },
+      critical: { raw: Buffer.byteLength(critical), gzip: critical ? gzipSize(critical) : 0 },
+      deferred: page.deferredStylesheets.map(cssFile),
+      withoutNoscript: page.deferredStylesheets.filter((href) => !page.noscriptStylesheets.includes(href)),
+      withoutLoader: loader ? [] : page.scriptedStylesheets,
+    },
     supabase: supabaseCode.length > 0,
     supabaseFiles: supabaseCode,
     supabaseMentions,

@@ -56,6 +56,40 @@ export function pagesTable(pages) {
   );
 }
 
+/**
+ * Per page: the HTML sent, the CSS in it (all <style>, of which the critical CSS) and the CSS
+ * loaded without blocking, and the first screen: gzip bytes of the HTML before the first block
+ * below the fold, and which block that is ("end": the whole page fits the screen).
+ */
+export function firstScreenTable(pages, limit) {
+  return formatTable(
+    [
+      { key: "path", title: "page" },
+      { key: "html", title: "HTML gz" },
+      { key: "inlineCss", title: "inline CSS gz" },
+      { key: "critical", title: "of which critical" },
+      { key: "deferred", title: "deferred CSS gz" },
+      { key: "first", title: "first screen gz" },
+      { key: "at", title: "first block below the fold", align: "left" },
+      { key: "flag", title: "check", align: "left" },
+    ],
+    pages.map((p) => ({
+      path: p.path,
+      html: kb(p.html.gzip),
+      inlineCss: kb(p.css?.inline.gzip ?? 0),
+      critical: kb(p.css?.critical.gzip ?? 0),
+      deferred: kb((p.css?.deferred ?? []).reduce((n, f) => n + f.gzip, 0)),
+      first: p.firstScreen && !p.firstScreen.error ? kb(p.firstScreen.gzip) : null,
+      at: p.firstScreen
+        ? p.firstScreen.error
+          ? `not measured: ${p.firstScreen.error}`
+          : `${p.firstScreen.at}${p.firstScreen.tag ? ` <${p.firstScreen.tag}>` : ""}`
+        : "not measured",
+      flag: !p.firstScreen || p.firstScreen.error ? null : p.firstScreen.gzip > limit ? `over ${kb(limit)} KB` : "ok",
+    })),
+  );
+}
+
 export function jsFilesTable(jsFiles, pageCount) {
   return formatTable(
     [

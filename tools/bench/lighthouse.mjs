@@ -1,11 +1,10 @@
 // Lighthouse (mobile, its default: simulated slow 4G and 4x CPU slowdown) against the built site,
 // served as the CDN serves it (gzip, pretty URLs) by local/static.ts on a free local port.
 import { existsSync } from "node:fs";
-import { createServer } from "node:http";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
-import { staticHandler } from "../../local/static.ts";
 import { CATEGORIES, median, pickMedianRun, summarizeLhr } from "./lhr.mjs";
+import { serveDist } from "./serve.mjs";
 
 export const CHROME_FLAGS = [
   "--headless=new",
@@ -22,14 +21,6 @@ export function chromePath(env = process.env) {
   const path = env.CHROME_PATH || DEFAULT_CHROME;
   if (!existsSync(path)) throw new Error(`no browser at ${path}: install chromium or set CHROME_PATH`);
   return path;
-}
-
-async function listen(server) {
-  await new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  return `http://127.0.0.1:${server.address().port}`;
 }
 
 /** One Lighthouse run in a fresh Chrome, killed whatever happens. */
@@ -60,11 +51,9 @@ async function runOnce(url, chrome) {
  */
 export async function runLighthouse({ dist, pages, runs, log = () => {} }) {
   const chrome = chromePath();
-  const server = createServer(staticHandler(dist));
-  server.keepAliveTimeout = 1000;
+  const { origin, close } = await serveDist(dist);
   const results = [];
   try {
-    const origin = await listen(server);
     for (const path of pages) {
       const all = [];
       const errors = [];
@@ -98,8 +87,7 @@ export async function runLighthouse({ dist, pages, runs, log = () => {} }) {
       });
     }
   } finally {
-    server.closeAllConnections?.();
-    await new Promise((resolve) => server.close(() => resolve()));
+    await close();
   }
   return results;
 }

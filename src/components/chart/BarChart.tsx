@@ -13,9 +13,10 @@ interface Props {
 type Phase = "final" | "waiting" | "animating";
 
 /**
- * A horizontal bar chart that grows its bars once, when 30% of it scrolls into view. The server
- * renders the final values, which is also what visitors without JavaScript or who prefer
- * reduced motion see; a chart already on screen when the page loads does not animate.
+ * A horizontal bar chart on a 0-100% scale (each bar's track is 100%) that grows its bars once,
+ * when 30% of it scrolls into view. The server renders the final values, which is also what
+ * visitors without JavaScript or who prefer reduced motion see; a chart already on screen when
+ * the page loads does not animate.
  */
 export default function BarChart({ title, source, bars, threshold = 0.3 }: Props) {
   const [phase, setPhase] = useState<Phase>("final");
@@ -46,7 +47,6 @@ export default function BarChart({ title, source, bars, threshold = 0.3 }: Props
     return () => observer.disconnect();
   }, [reducedMotion, threshold]);
 
-  const max = Math.max(...bars.map((b) => b.percent), 1);
   return (
     <figure ref={root} data-phase={phase} className="rounded-2xl border border-white/10 bg-panel p-6 sm:p-8">
       <figcaption className="text-lg font-semibold text-white">{title}</figcaption>
@@ -63,7 +63,8 @@ export default function BarChart({ title, source, bars, threshold = 0.3 }: Props
                   phase === "animating" ? "transition-[width] duration-1000 ease-out" : ""
                 }`}
                 style={{
-                  width: phase === "waiting" ? "0%" : `${(bar.percent / max) * 100}%`,
+                  // The track is the whole scale, 0-100%: a bar of 35% fills 35% of it.
+                  width: phase === "waiting" ? "0%" : `${bar.percent}%`,
                   transitionDelay: phase === "animating" ? `${i * 120}ms` : undefined,
                 }}
               />
