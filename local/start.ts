@@ -5,7 +5,9 @@
  * at the stack's scheduling stand-in and supabase-js at the stack itself. It listens on
  * 127.0.0.1; HOST=<address> opens it to other machines, with a warning.
  * Usage: node local/start.ts [--build] [--port 4321] [--dir dist-local] [--data .data] [--reset]
- * (--reset empties the data folder first, for a run that starts from the seed alone.)
+ *   [--jwt-expiry <seconds>]
+ * (--reset empties the data folder first, for a run that starts from the seed alone; --jwt-expiry
+ * replaces config.toml's access-token lifetime, for tests of sessions that outlive many tokens.)
  */
 import { spawn } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
@@ -21,8 +23,15 @@ const { values } = parseArgs({
     dir: { type: "string", default: "dist-local" },
     data: { type: "string", default: process.env.DATA_DIR || ".data" },
     reset: { type: "boolean", default: false },
+    "jwt-expiry": { type: "string" },
   },
 });
+
+const jwtExpiry = values["jwt-expiry"] === undefined ? undefined : Number(values["jwt-expiry"]);
+if (jwtExpiry !== undefined && !(Number.isInteger(jwtExpiry) && jwtExpiry > 0)) {
+  console.error(`--jwt-expiry must be a whole number of seconds, got "${values["jwt-expiry"]}".`);
+  process.exit(1);
+}
 
 if (!values.build && !existsSync(values.dir)) {
   console.error(`No built site in ${values.dir}/: run \`npm start\`, which builds it.`);
@@ -58,6 +67,7 @@ try {
     siteDir: values.dir,
     dataDir: values.data,
     databaseUrl: process.env.DATABASE_URL || undefined,
+    config: jwtExpiry ? { auth: { jwtExpiry } } : undefined,
   });
   const stop = () => void stack.close().then(() => process.exit(0));
   process.once("SIGINT", stop);

@@ -1,5 +1,6 @@
-// Writes dist/sitemap.xml: every built page at its canonical URL, except the 404 page.
-import { writeFile } from "node:fs/promises";
+// Writes dist/sitemap.xml: every built page at its canonical URL, except the 404 page and the pages
+// kept out of search engines (login, the portal: `noindex`).
+import { readFile, writeFile } from "node:fs/promises";
 import { publicPath } from "../lib/paths.ts";
 
 export function sitemapXml(site, pathnames, exclude = []) {
@@ -8,6 +9,11 @@ export function sitemapXml(site, pathnames, exclude = []) {
     .sort()
     .map((path) => `  <url><loc>${new URL(path, site).href}</loc></url>`);
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join("\n")}\n</urlset>\n`;
+}
+
+/** Whether a built page asks search engines to leave it out. */
+export function isNoindex(html) {
+  return /<meta\s+name=["']?robots["']?\s+content=["']?[^"'>]*noindex/i.test(html);
 }
 
 /** @returns {import("astro").AstroIntegration} */
@@ -22,11 +28,14 @@ export default function sitemap({ exclude = [] } = {}) {
       },
       "astro:build:done": async ({ pages, dir, logger }) => {
         if (!site) throw new Error("sitemap.xml needs `site` in astro.config.mjs");
-        const xml = sitemapXml(
-          site,
-          pages.map((page) => page.pathname),
-          exclude,
-        );
+        const pathnames = pages.map((page) => page.pathname);
+        const hidden = [];
+        for (const pathname of pathnames) {
+          const file = new URL(`${pathname.replace(/\/$/, "") || "index"}.html`, dir);
+          const html = await readFile(file, "utf8").catch(() => "");
+          if (isNoindex(html)) hidden.push(publicPath(pathname));
+        }
+        const xml = sitemapXml(site, pathnames, [...exclude, ...hidden]);
         await writeFile(new URL("sitemap.xml", dir), xml);
         logger.info(`sitemap.xml lists ${xml.split("<url>").length - 1} pages`);
       },

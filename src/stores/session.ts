@@ -1,9 +1,11 @@
 /**
  * The session store: one source of truth for "who is signed in" (docs/architecture.md, Client state).
  *
- * On marketing pages it is fed by the session supabase-js persisted in localStorage and by
+ * On marketing pages it is fed by the session supabase-js persisted (in sessionStorage when the
+ * visitor signed in without "Remember me", else in localStorage, src/lib/auth-storage.ts) and by
  * `storage` events from other tabs, so the header knows Login vs Portal without loading
- * supabase-js. Pages that use supabase-js drive it with `setSignedIn` / `setSignedOut`.
+ * supabase-js. On the pages that load supabase-js, its `onAuthStateChange` drives the store
+ * (src/lib/supabase.ts, the one listener).
  */
 import { atom, onMount } from "nanostores";
 import { sessionStorageKey } from "../lib/session-key";
@@ -13,11 +15,26 @@ export { sessionStorageKey };
 export interface SessionUser {
   id: string;
   email?: string;
+  /** When the account was created (ISO 8601), known where supabase-js drives the store. */
+  createdAt?: string;
 }
+
+/** The auth events the store follows (docs/product.md §4). */
+export type AuthEvent =
+  | "INITIAL_SESSION"
+  | "SIGNED_IN"
+  | "SIGNED_OUT"
+  | "TOKEN_REFRESHED"
+  | "USER_UPDATED"
+  | "PASSWORD_RECOVERY"
+  | "MFA_CHALLENGE_VERIFIED";
 
 export type AuthState = { status: "loading" } | { status: "signed-in"; user: SessionUser } | { status: "signed-out" };
 
 export const $auth = atom<AuthState>({ status: "loading" });
+
+/** The last auth event supabase-js reported on this page (the reset page waits for PASSWORD_RECOVERY). */
+export const $authEvent = atom<AuthEvent | null>(null);
 
 /**
  * Reads a persisted supabase-js session. A session counts while it has a user and either a
@@ -49,6 +66,16 @@ export function setSignedOut(): void {
   $auth.set({ status: "signed-out" });
 }
 
+/** Applies one supabase-js auth event: who is signed in after it, and which event it was. */
+export function applyAuthEvent(
+  event: AuthEvent,
+  user: { id: string; email?: string; created_at?: string } | null,
+): void {
+  $authEvent.set(event);
+  if (user) setSignedIn({ id: user.id, email: user.email, createdAt: user.created_at });
+  else setSignedOut();
+}
+
 /** Set by pages where supabase-js drives the store, so the persisted-session reader stays out. */
 let drivenBySupabase = false;
 
@@ -68,13 +95,16 @@ onMount($auth, () => {
   const key = __SESSION_STORAGE_KEY__;
   let raw: string | null = null;
   try {
-    raw = window.localStorage.getItem(key);
+    // A session kept for this browsing session only (Remember me unchecked) is in sessionStorage.
+    raw = window.sessionStorage.getItem(key) ?? window.localStorage.getItem(key);
   } catch {
     // Storage blocked (privacy mode): nobody can be signed in on this device.
   }
   applyPersisted(raw);
   const onStorage = (event: StorageEvent) => {
-    if (event.key === key || event.key === null) applyPersisted(event.newValue);
+    // Other tabs share localStorage only; this tab's sessionStorage session does not change there.
+    if (event.storageArea !== window.localStorage || (event.key !== key && event.key !== null)) return;
+    applyPersisted(window.sessionStorage.getItem(key) ?? event.newValue);
   };
   window.addEventListener("storage", onStorage);
   return () => window.removeEventListener("storage", onStorage);

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { sitemapXml } from "../../src/integrations/sitemap.mjs";
+import { isNoindex, sitemapXml } from "../../src/integrations/sitemap.mjs";
 
 it("lists every page once at its absolute URL, without the error pages", () => {
   const xml = sitemapXml("https://advisoraccelerator.com", ["", "dmca", "dmca/", "404", "advisor-os/details"]);
@@ -20,4 +20,10 @@ it("leaves out the paths it is told to, such as aliases", () => {
   );
   expect(xml).toContain("<loc>https://advisoraccelerator.com/programs</loc>");
   expect(xml).not.toContain("ai-advisor");
+});
+
+it("recognises a page kept out of search engines", () => {
+  expect(isNoindex('<head><meta name="robots" content="noindex"></head>')).toBe(true);
+  expect(isNoindex("<head><meta name=robots content=noindex,nofollow></head>")).toBe(true);
+  expect(isNoindex('<head><meta name="description" content="noindex is a word"></head>')).toBe(false);
 });

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { loginPath, returnPath } from "./next";
+import { DEFAULT_LINK_ERROR, passwordProblem, readResetLink } from "./reset-link";
+
+describe("where sign-in returns to", () => {
+  it("goes back to the portal page that sent the visitor to login", () => {
+    expect(returnPath("/portal/settings")).toBe("/portal/settings");
+    expect(returnPath("/portal/settings/purchase-history?x=1#top")).toBe("/portal/settings/purchase-history?x=1#top");
+    expect(loginPath("/portal/settings")).toBe("/login?next=%2Fportal%2Fsettings");
+    expect(loginPath("/portal")).toBe("/login");
+  });
+
+  it("goes to /portal for anything but a portal path of this site", () => {
+    for (const next of [
+      null,
+      "",
+      "https://evil.example/portal",
+      "//evil.example/portal",
+      "/\\evil.example",
+      "/portalx",
+      "/login",
+      "javascript:alert(1)",
+      "portal/settings",
+      "/portal/../login",
+    ]) {
+      expect(returnPath(next), String(next)).toBe("/portal");
+    }
+  });
+});
+
+describe("the reset link", () => {
+  const at = (rest: string) => readResetLink(`https://advisoraccelerator.com/reset-password${rest}`);
+
+  it("asks for Continue when the e-mailed link carries a token hash", () => {
+    expect(at("?token_hash=pkce_abc123&type=recovery")).toEqual({ kind: "token-hash", tokenHash: "pkce_abc123" });
+  });
+
+  it("shows Auth's error description, plus signs read as spaces", () => {
+    expect(
+      at("#error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid+or+has+expired"),
+    ).toEqual({ kind: "error", message: "Email link is invalid or has expired" });
+    expect(at("?error_description=Token%20has%20expired")).toEqual({ kind: "error", message: "Token has expired" });
+  });
+
+  it("keeps a hostile description as plain text to render", () => {
+    expect(at("?error_description=%3Cimg+src%3Dx+onerror%3Dalert(1)%3E")).toEqual({
+      kind: "error",
+      message: "<img src=x onerror=alert(1)>",
+    });
+  });
+
+  it("falls back to the default text for an error without a description", () => {
+    expect(at("#error=access_denied&error_code=otp_expired")).toEqual({ kind: "error", message: DEFAULT_LINK_ERROR });
+  });
+
+  it("recognises Auth's fragment form and an address with nothing", () => {
+    expect(at("#access_token=eyJ.a.b&refresh_token=r&type=recovery")).toEqual({ kind: "fragment" });
+    expect(at("")).toEqual({ kind: "none" });
+  });
+});
+
+describe("the new password", () => {
+  it("must match, then be at least 6 characters long", () => {
+    expect(passwordProblem("secret1", "secret2")).toBe("Passwords do not match");
+    expect(passwordProblem("abc", "abc")).toBe("Password must be at least 6 characters long");
+    expect(passwordProblem("abcdef", "abcdef")).toBeNull();
+  });
+});

@@ -1,0 +1,46 @@
+/**
+ * What the reset page makes of its address (docs/product.md §4, Reset password):
+ * - `?token_hash=…&type=recovery` (the e-mailed link, supabase/templates/recovery.html): a
+ *   Continue step, so a mail scanner that opens the link does not spend the one-time token;
+ * - an error (`error_description`, `error` or `error_code`, in the query or the fragment, as Auth
+ *   redirects with them): the error view, showing the description as text;
+ * - `#access_token=…&type=recovery` (Auth's own redirect): supabase-js signs in from it and
+ *   reports PASSWORD_RECOVERY;
+ * - nothing: the page waits for the session, and without one shows the no-token error.
+ */
+export const DEFAULT_LINK_ERROR = "The password reset link is invalid or has expired. Please request a new one.";
+export const NO_TOKEN_ERROR = "Invalid or expired reset link. Please request a new password reset.";
+
+export type ResetLink =
+  | { kind: "error"; message: string }
+  | { kind: "token-hash"; tokenHash: string }
+  | { kind: "fragment" }
+  | { kind: "none" };
+
+/** Query and fragment parameters together, the query winning, as supabase-js reads them. */
+function parameters(url: URL): URLSearchParams {
+  const merged = new URLSearchParams(url.hash.startsWith("#") ? url.hash.slice(1) : "");
+  url.searchParams.forEach((value, key) => merged.set(key, value));
+  return merged;
+}
+
+export function readResetLink(href: string): ResetLink {
+  const params = parameters(new URL(href));
+  // URLSearchParams already reads "+" as a space, the way Auth encodes the description.
+  const description = params.get("error_description")?.trim();
+  if (description) return { kind: "error", message: description };
+  if (params.has("error") || params.has("error_code")) return { kind: "error", message: DEFAULT_LINK_ERROR };
+  const tokenHash = params.get("token_hash");
+  if (tokenHash && (params.get("type") ?? "recovery") === "recovery") return { kind: "token-hash", tokenHash };
+  if (params.get("access_token") && params.get("type") === "recovery") return { kind: "fragment" };
+  return { kind: "none" };
+}
+
+export const MIN_PASSWORD_LENGTH = 6;
+
+/** The new password's problem, in the spec's words, or null when it may be sent. */
+export function passwordProblem(password: string, confirmation: string): string | null {
+  if (password !== confirmation) return "Passwords do not match";
+  if (password.length < MIN_PASSWORD_LENGTH) return `Password must be at least ${MIN_PASSWORD_LENGTH} characters long`;
+  return null;
+}

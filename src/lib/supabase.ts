@@ -1,0 +1,37 @@
+/**
+ * The one browser supabase client (docs/architecture.md, Client state). Only the pages that act on
+ * the session import it (login, forgot and reset password, checkout, portal); marketing pages
+ * never load supabase-js. Importing it makes supabase-js the driver of the session store: its
+ * `onAuthStateChange`, subscribed once here, reports every auth event to `$auth`/`$authEvent`.
+ */
+import { createClient } from "@supabase/supabase-js";
+import { PUBLIC_SUPABASE_ANON_KEY, PUBLIC_SUPABASE_URL } from "astro:env/client";
+import { applyAuthEvent, markDrivenBySupabase, type AuthEvent } from "../stores/session";
+import { browserStorage, rememberMeStorage } from "./auth-storage";
+import type { Database } from "./database.types";
+import { sessionStorageKey } from "./session-key";
+
+const storageKey = sessionStorageKey(PUBLIC_SUPABASE_URL);
+
+/** Where the session is kept: the login form's Remember me chooses (src/lib/auth-storage.ts). */
+export const authStorage = rememberMeStorage(
+  browserStorage("localStorage"),
+  browserStorage("sessionStorage"),
+  storageKey,
+);
+
+markDrivenBySupabase();
+
+export const supabase = createClient<Database>(PUBLIC_SUPABASE_URL, PUBLIC_SUPABASE_ANON_KEY, {
+  auth: {
+    storageKey,
+    storage: authStorage,
+    persistSession: true,
+    autoRefreshToken: true,
+    // The reset page's fragment form (#access_token=…&type=recovery) signs in and reports PASSWORD_RECOVERY.
+    detectSessionInUrl: true,
+  },
+});
+
+// Never call supabase from inside this callback: auth-js holds its lock while it runs.
+supabase.auth.onAuthStateChange((event, session) => applyAuthEvent(event as AuthEvent, session?.user ?? null));
