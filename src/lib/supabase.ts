@@ -6,7 +6,7 @@
  */
 import { createClient } from "@supabase/supabase-js";
 import { PUBLIC_SUPABASE_ANON_KEY, PUBLIC_SUPABASE_URL } from "astro:env/client";
-import { applyAuthEvent, markDrivenBySupabase, type AuthEvent } from "../stores/session";
+import { applyAuthEvent, type AuthEvent } from "../stores/session";
 import { browserStorage, rememberMeStorage } from "./auth-storage";
 import type { Database } from "./database.types";
 import { sessionStorageKey } from "./session-key";
@@ -19,8 +19,6 @@ export const authStorage = rememberMeStorage(
   browserStorage("sessionStorage"),
   storageKey,
 );
-
-markDrivenBySupabase();
 
 export const supabase = createClient<Database>(PUBLIC_SUPABASE_URL, PUBLIC_SUPABASE_ANON_KEY, {
   auth: {

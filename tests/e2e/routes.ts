@@ -13,9 +13,6 @@ export const PENDING_ROUTES = [
   "/checkout/OS_ACCELERATOR",
   "/checkout/GROWTH_MINDSET",
   "/checkout/success",
-  "/portal",
-  "/portal/settings",
-  "/portal/settings/purchase-history",
 ];
 
 /** The route table of docs/product.md §2, with every checkout key filled in. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { sessionStorageKey, userFromPersistedSession } from "../../src/stores/session";
+import { userFromPersistedSession } from "../../src/features/auth/persisted-session";
+import { sessionStorageKey } from "../../src/lib/session-key";
 
 const now = 1_800_000_000;
 const persisted = (extra: Record<string, unknown>) =>

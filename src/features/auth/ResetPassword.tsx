@@ -2,9 +2,9 @@
  * The /reset-password page (docs/product.md §4 Reset password, §8): verifying, then the error view,
  * the Continue step of an e-mailed link, the new-password form, or success and /login 3 seconds later.
  */
-import { useStore } from "@nanostores/react";
 import { useEffect, useMemo, useState, type SubmitEvent } from "react";
 import { authStorage, supabase } from "../../lib/supabase";
+import { useAtom } from "../../lib/useAtom";
 import { $auth, $authEvent, type AuthEvent, type AuthState } from "../../stores/session";
 import {
   DEFAULT_LINK_ERROR,
@@ -42,8 +42,8 @@ const buttonClass =
   "inline-flex items-center justify-center gap-2 rounded-lg bg-violet-600 px-5 py-3 font-semibold text-white hover:bg-violet-500 disabled:cursor-not-allowed disabled:opacity-60";
 
 export default function ResetPassword() {
-  const auth = useStore($auth);
-  const event = useStore($authEvent);
+  const auth = useAtom($auth, { status: "loading" });
+  const event = useAtom($authEvent, null);
   // The address is read in the browser only (the page is static), once.
   const hydrated = useHydrated();
   const link = useMemo(() => (hydrated ? readResetLink(window.location.href) : null), [hydrated]);

@@ -1,0 +1,264 @@
+/**
+ * /portal (docs/product.md §2 Portal): the welcome, three stat tiles (programs owned, total
+ * invested, member since), My Courses and the tiles to settings and purchase history. Built
+ * with its loading state (skeletons); the data comes from the portal store, which the page
+ * starts fetching before this island hydrates.
+ */
+import { useEffect } from "react";
+import { $auth } from "../../stores/session";
+import { emailLocalPart, memberSince, myCourses, portalStats, type CourseCard, type PortalProgram } from "./logic";
+import { $orders, $profile, LOADING, markPortalDataShown } from "./store";
+import { AUTH_LOADING, Avatar, Badge, LoadingNote, Skeleton } from "./ui";
+import { useAtom } from "../../lib/useAtom";
+
+interface Props {
+  /** The catalogue's programs (content/programs/), as the cards show them. */
+  programs: PortalProgram[];
+}
+
+export default function Dashboard({ programs }: Props) {
+  const auth = useAtom($auth, AUTH_LOADING);
+  const orders = useAtom($orders, LOADING);
+  const profile = useAtom($profile, LOADING);
+  const user = auth.status === "signed-in" ? auth.user : null;
+
+  useEffect(() => {
+    if (orders.status === "ready" && profile.status === "ready") markPortalDataShown();
+  }, [orders.status, profile.status]);
+
+  const name = emailLocalPart(user?.email);
+  const fullName = profile.status === "ready" ? profile.data?.full_name?.trim() : undefined;
+  const avatarUrl = profile.status === "ready" ? profile.data?.avatar_url : undefined;
+  const stats = orders.status === "ready" ? portalStats(orders.data) : null;
+  const since = memberSince(user?.createdAt);
+
+  return (
+    <div className="space-y-12">
+      <section aria-labelledby="welcome-heading" className="flex items-center gap-5">
+        {profile.status === "loading" || !user ? (
+          <Skeleton className="size-14 shrink-0 rounded-full" />
+        ) : (
+          <Avatar url={avatarUrl} name={fullName || name} size="sm" />
+        )}
+        <div className="min-w-0">
+          <h1 id="welcome-heading" className="text-3xl font-bold tracking-tight text-white sm:text-4xl">
+            {user ? (
+              <>Welcome back, {name}</>
+            ) : (
+              <span className="flex flex-wrap items-center gap-x-3">
+                Welcome back
+                <Skeleton className="h-8 w-32" />
+              </span>
+            )}
+          </h1>
+          <div className="mt-2 text-slate-300">
+            {!user || profile.status === "loading" ? (
+              <>
+                <Skeleton className="h-5 w-64 max-w-full" />
+                <LoadingNote>Loading your profile…</LoadingNote>
+              </>
+            ) : (
+              <p className="break-words">
+                {fullName ? `${fullName} · ${user.email ?? ""}` : `Signed in as ${user.email ?? name}`}
+              </p>
+            )}
+          </div>
+        </div>
+      </section>
+
+      <section aria-labelledby="stats-heading">
+        <h2 id="stats-heading" className="sr-only">
+          Your account at a glance
+        </h2>
+        <dl className="grid gap-4 sm:grid-cols-3">
+          <StatTile
+            label="Programs owned"
+            value={stats ? String(stats.programsOwned) : null}
+            failed={orders.status === "error"}
+          />
+          <StatTile
+            label="Total invested"
+            value={stats ? stats.totalInvested : null}
+            failed={orders.status === "error"}
+          />
+          <StatTile label="Member since" value={user ? since || "—" : null} />
+        </dl>
+      </section>
+
+      <section aria-labelledby="courses-heading" aria-busy={orders.status === "loading"}>
+        <h2 id="courses-heading" className="text-2xl font-bold tracking-tight text-white">
+          My Courses
+        </h2>
+        <div className="mt-6">
+          {orders.status === "loading" && <CoursesSkeleton />}
+          {orders.status === "error" && (
+            <p className="rounded-2xl border border-white/10 bg-panel p-6 text-slate-300">
+              We couldn&rsquo;t load your courses just now. Please refresh the page in a moment.
+            </p>
+          )}
+          {orders.status === "ready" && <Courses {...myCourses(orders.data, programs)} />}
+        </div>
+      </section>
+
+      <section aria-labelledby="account-heading">
+        <h2 id="account-heading" className="text-2xl font-bold tracking-tight text-white">
+          Your Account
+        </h2>
+        <ul className="mt-6 grid gap-4 sm:grid-cols-2">
+          <AccountTile
+            href="/portal/settings"
+            title="Contact & Settings"
+            text="Update your contact details and your profile picture."
+          />
+          <AccountTile
+            href="/portal/settings/purchase-history"
+            title="Purchase History"
+            text="See every order, its amount and its status."
+          />
+        </ul>
+      </section>
+    </div>
+  );
+}
+
+function StatTile({ label, value, failed = false }: { label: string; value: string | null; failed?: boolean }) {
+  return (
+    <div className="rounded-2xl border border-white/10 bg-panel p-6">
+      <dt className="text-sm font-medium text-slate-300">{label}</dt>
+      <dd className="mt-2 text-3xl font-bold tracking-tight text-white">
+        {value !== null ? (
+          value
+        ) : failed ? (
+          <span className="text-base font-medium text-slate-300">Not available</span>
+        ) : (
+          <>
+            <Skeleton className="h-9 w-24" />
+            <LoadingNote />
+          </>
+        )}
+      </dd>
+    </div>
+  );
+}
+
+function CoursesSkeleton() {
+  return (
+    <ul className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
+      {[0, 1, 2].map((i) => (
+        <li key={i} className="rounded-2xl border border-white/10 bg-panel p-6">
+          <Skeleton className="size-16 rounded-xl" />
+          <Skeleton className="mt-5 h-6 w-3/4" />
+          <Skeleton className="mt-3 h-4 w-full" />
+          <Skeleton className="mt-2 h-4 w-5/6" />
+          {i === 0 && <LoadingNote>Loading your courses…</LoadingNote>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Courses({ active, processing }: { active: CourseCard[]; processing: CourseCard[] }) {
+  if (active.length === 0 && processing.length === 0) {
+    return (
+      <div className="rounded-2xl border border-dashed border-white/15 bg-panel/60 p-8 text-center">
+        <p className="text-lg font-semibold text-white">You don&rsquo;t have any programs yet.</p>
+        <p className="mt-2 text-slate-300">When you buy a program, it appears here.</p>
+        <a
+          href="/programs"
+          className="mt-6 inline-flex min-h-11 items-center justify-center rounded-full bg-violet-600 px-6 text-sm font-semibold text-white hover:bg-violet-500"
+        >
+          Browse programs
+        </a>
+      </div>
+    );
+  }
+  return (
+    <div className="space-y-10">
+      {active.length > 0 ? (
+        <ul className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
+          {active.map((course) => (
+            <li key={course.key}>
+              <CourseTile course={course} />
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="text-slate-300">
+          No active programs yet.{" "}
+          <a href="/programs" className="font-semibold text-violet-300 underline underline-offset-4 hover:text-white">
+            Browse programs
+          </a>
+        </p>
+      )}
+      {processing.length > 0 && (
+        <div>
+          <h3 className="text-lg font-semibold text-white">Awaiting payment confirmation</h3>
+          <p className="mt-1 text-sm text-slate-300">These open here as soon as your payment is confirmed.</p>
+          <ul className="mt-4 space-y-3">
+            {processing.map((course) => (
+              <li
+                key={course.key}
+                className="flex items-center gap-4 rounded-2xl border border-white/10 bg-panel/60 p-4"
+              >
+                {course.image ? (
+                  <img src={course.image} alt="" width={40} height={40} className="size-10 shrink-0 rounded-lg" />
+                ) : (
+                  <span aria-hidden="true" className="size-10 shrink-0 rounded-lg bg-white/10" />
+                )}
+                <span className="min-w-0 flex-1 font-medium text-white">{course.name}</span>
+                <Badge tone="yellow">{course.status}</Badge>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function CourseTile({ course }: { course: CourseCard }) {
+  return (
+    <article className="relative flex h-full flex-col rounded-2xl border border-white/10 bg-panel p-6 transition-colors focus-within:border-violet-400/60 hover:border-violet-400/60">
+      <div className="flex items-start justify-between gap-4">
+        {course.image ? (
+          <img src={course.image} alt="" width={64} height={64} className="size-16 rounded-xl" />
+        ) : (
+          <span aria-hidden="true" className="size-16 rounded-xl bg-white/10" />
+        )}
+        <Badge tone="green">{course.status}</Badge>
+      </div>
+      <h3 className="mt-5 text-lg font-semibold text-white">
+        {course.page ? (
+          <a
+            href={course.page}
+            className="after:absolute after:inset-0 after:rounded-2xl focus-visible:outline-none focus-visible:after:outline-2 focus-visible:after:outline-offset-2 focus-visible:after:outline-sky-400"
+          >
+            {course.name}
+          </a>
+        ) : (
+          course.name
+        )}
+      </h3>
+      {course.description && <p className="mt-2 flex-1 text-sm leading-6 text-slate-300">{course.description}</p>}
+      {course.page && (
+        <p aria-hidden="true" className="mt-5 text-sm font-semibold text-violet-300">
+          Open program →
+        </p>
+      )}
+    </article>
+  );
+}
+
+function AccountTile({ href, title, text }: { href: string; title: string; text: string }) {
+  return (
+    <li>
+      <a
+        href={href}
+        className="block h-full rounded-2xl border border-white/10 bg-panel p-6 transition-colors hover:border-violet-400/60 hover:bg-white/5"
+      >
+        <span className="block text-lg font-semibold text-white">{title}</span>
+        <span className="mt-2 block text-sm leading-6 text-slate-300">{text}</span>
+      </a>
+    </li>
+  );
+}

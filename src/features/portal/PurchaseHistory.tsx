@@ -1,0 +1,95 @@
+/**
+ * /portal/settings/purchase-history (docs/product.md §2 Portal, §3, §4, §8): the customer's
+ * orders, newest first, with the program's name and image, the date, the amount and a status
+ * badge. A failed fetch is logged by the store; the page says so calmly, never the raw error.
+ */
+import { newestFirst, purchaseView, type PortalProgram } from "./logic";
+import { $orders, LOADING } from "./store";
+import { Badge, LoadingNote, Skeleton } from "./ui";
+import { useAtom } from "../../lib/useAtom";
+
+interface Props {
+  /** The catalogue's programs (content/programs/): names and images by checkout key. */
+  programs: PortalProgram[];
+}
+
+export default function PurchaseHistory({ programs }: Props) {
+  const orders = useAtom($orders, LOADING);
+
+  return (
+    <section aria-labelledby="orders-heading" aria-busy={orders.status === "loading"} className="mt-10">
+      <h2 id="orders-heading" className="sr-only">
+        Your orders
+      </h2>
+      {orders.status === "loading" && (
+        <ul className="space-y-4">
+          {[0, 1, 2].map((i) => (
+            <li key={i} className="flex items-center gap-4 rounded-2xl border border-white/10 bg-panel p-5">
+              <Skeleton className="size-12 shrink-0 rounded-xl" />
+              <div className="min-w-0 flex-1">
+                <Skeleton className="h-5 w-48 max-w-full" />
+                <Skeleton className="mt-2 h-4 w-28" />
+              </div>
+              <Skeleton className="h-6 w-20 rounded-full" />
+              {i === 0 && <LoadingNote>Loading your purchases…</LoadingNote>}
+            </li>
+          ))}
+        </ul>
+      )}
+      {orders.status === "error" && (
+        <p className="rounded-2xl border border-white/10 bg-panel p-6 text-slate-300">
+          We couldn&rsquo;t load your purchase history just now. Please refresh the page in a moment.
+        </p>
+      )}
+      {orders.status === "ready" && orders.data.length === 0 && (
+        <div className="rounded-2xl border border-dashed border-white/15 bg-panel/60 p-8 text-center">
+          <p className="text-lg font-semibold text-white">No purchases yet.</p>
+          <p className="mt-2 text-slate-300">Your orders will appear here.</p>
+          <a
+            href="/programs"
+            className="mt-6 inline-flex min-h-11 items-center justify-center rounded-full bg-violet-600 px-6 text-sm font-semibold text-white hover:bg-violet-500"
+          >
+            Browse programs
+          </a>
+        </div>
+      )}
+      {orders.status === "ready" && orders.data.length > 0 && (
+        <ul className="space-y-4">
+          {newestFirst(orders.data)
+            .map((order) => purchaseView(order, programs))
+            .map((purchase) => (
+              <li
+                key={purchase.id}
+                data-order={purchase.id}
+                className="flex flex-wrap items-center gap-x-4 gap-y-3 rounded-2xl border border-white/10 bg-panel p-5"
+              >
+                {purchase.productImage ? (
+                  <img
+                    src={purchase.productImage}
+                    alt=""
+                    width={48}
+                    height={48}
+                    className="size-12 shrink-0 rounded-xl"
+                  />
+                ) : (
+                  <span aria-hidden="true" className="size-12 shrink-0 rounded-xl bg-white/10" />
+                )}
+                <div className="min-w-0 flex-1">
+                  <h3 className="font-semibold text-white">{purchase.productName}</h3>
+                  <p className="mt-1 text-sm text-slate-300">
+                    {purchase.purchaseDate ? (
+                      <time dateTime={purchase.purchaseDate}>{purchase.purchaseDateText}</time>
+                    ) : (
+                      "Date unknown"
+                    )}
+                  </p>
+                </div>
+                <p className="text-base font-semibold tabular-nums text-white">{purchase.amount}</p>
+                <Badge tone={purchase.status.tone}>{purchase.status.label}</Badge>
+              </li>
+            ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,282 @@
+import { describe, expect, it } from "vitest";
+import type { OrderRow } from "../../lib/database.types";
+import {
+  AVATAR_MAX_BYTES,
+  avatarPath,
+  capitalise,
+  checkAvatar,
+  contactFields,
+  contactValues,
+  emailLocalPart,
+  loginRedirect,
+  memberSince,
+  MESSAGES,
+  myCourses,
+  newestFirst,
+  orderDate,
+  portalStats,
+  programOf,
+  purchaseView,
+  statusBadge,
+  versionedUrl,
+  type PortalProgram,
+} from "./logic";
+
+const PROGRAMS: PortalProgram[] = [
+  {
+    key: "GROWTH_MINDSET",
+    name: "Growth Mindset Mastery",
+    page: "/programs/growth-mindset",
+    image: "/images/programs/growth-mindset.svg",
+    imageAlt: "A rising line",
+    description: "Rewire the beliefs that cap your production.",
+  },
+  {
+    key: "AI_ACCELERATOR",
+    name: "AI Advisor Accelerator",
+    page: "/programs/ai-advisor-accelerator",
+    image: "/images/programs/ai-advisor-accelerator.svg",
+    imageAlt: "A spark",
+    description: "Twelve weeks of cohort coaching.",
+  },
+  {
+    key: "OS_ACCELERATOR",
+    name: "Advisor OS Accelerator",
+    page: "/programs/advisor-os-accelerator",
+    image: "/images/programs/os-accelerator.svg",
+    imageAlt: "Gears",
+    description: "Build the operating system of your firm.",
+  },
+];
+
+let nextId = 1;
+function order(status: OrderRow["order_status"], productKey: string, cents: number, date: string): OrderRow {
+  const id = nextId++;
+  return {
+    customer_id: "cus_Test",
+    order_id: id,
+    checkout_session_id: `cs_test_${id}`,
+    payment_intent_id: null,
+    amount_subtotal: cents,
+    amount_total: cents,
+    currency: "usd",
+    payment_status: status === "completed" ? "paid" : "unpaid",
+    order_status: status,
+    product_key: productKey,
+    order_date: date,
+  };
+}
+
+describe("welcome and member since", () => {
+  it("welcomes with the local part of the e-mail", () => {
+    expect(emailLocalPart("dana@example.com")).toBe("dana");
+    expect(emailLocalPart("first.last+tag@example.co.uk")).toBe("first.last+tag");
+    expect(emailLocalPart("no-at-sign")).toBe("no-at-sign");
+    expect(emailLocalPart(undefined)).toBe("");
+    expect(emailLocalPart("")).toBe("");
+  });
+
+  it("says the month and year the account was created, in en-US", () => {
+    expect(memberSince("2026-10-14T09:30:00Z", "UTC")).toBe("October 2026");
+    expect(memberSince("2026-01-01T00:30:00Z", "America/New_York")).toBe("December 2025");
+    expect(memberSince(undefined)).toBe("");
+    expect(memberSince("not a date")).toBe("");
+  });
+
+  it("writes an order's date short, in en-US", () => {
+    expect(orderDate("2026-11-21T15:00:00Z", "UTC")).toBe("Nov 21, 2026");
+    expect(orderDate(null)).toBe("");
+  });
+});
+
+describe("stats and My Courses", () => {
+  const orders = [
+    order("pending", "AI_ACCELERATOR", 1_500_000, "2026-11-20T00:00:00Z"),
+    order("refunded", "OS_ACCELERATOR", 299_900, "2026-11-10T00:00:00Z"),
+    order("canceled", "OS_ACCELERATOR", 299_900, "2026-11-05T00:00:00Z"),
+    order("failed", "OS_ACCELERATOR", 299_900, "2026-11-04T00:00:00Z"),
+    order("completed", "GROWTH_MINDSET", 30_000, "2026-10-01T00:00:00Z"),
+  ];
+
+  it("counts programs owned and the total invested from completed orders only", () => {
+    expect(portalStats(orders)).toEqual({ programsOwned: 1, totalInvested: "$300" });
+    expect(portalStats([])).toEqual({ programsOwned: 0, totalInvested: "$0" });
+  });
+
+  it("counts a program bought twice once, and adds both payments", () => {
+    const twice = [
+      order("completed", "GROWTH_MINDSET", 30_000, "2026-10-01T00:00:00Z"),
+      order("completed", "growth_mindset ", 19_999, "2026-10-02T00:00:00Z"),
+      order("completed", "OS_ACCELERATOR", 299_900, "2026-10-03T00:00:00Z"),
+    ];
+    expect(portalStats(twice)).toEqual({ programsOwned: 2, totalInvested: "$3,498.99" });
+  });
+
+  it("lists completed programs as Active, pending ones as Processing, and never a refunded, canceled or failed one", () => {
+    const { active, processing } = myCourses(orders, PROGRAMS);
+    expect(active).toEqual([
+      {
+        key: "GROWTH_MINDSET",
+        name: "Growth Mindset Mastery",
+        page: "/programs/growth-mindset",
+        image: "/images/programs/growth-mindset.svg",
+        imageAlt: "A rising line",
+        description: "Rewire the beliefs that cap your production.",
+        status: "Active",
+      },
+    ]);
+    expect(processing.map((c) => [c.name, c.status])).toEqual([["AI Advisor Accelerator", "Processing"]]);
+    expect(JSON.stringify({ active, processing })).not.toContain("Advisor OS Accelerator");
+  });
+
+  it("shows a program once, and not as Processing when it is already Active", () => {
+    const { active, processing } = myCourses(
+      [
+        order("pending", "GROWTH_MINDSET", 30_000, "2026-11-02T00:00:00Z"),
+        order("completed", "GROWTH_MINDSET", 30_000, "2026-11-01T00:00:00Z"),
+        order("completed", "GROWTH_MINDSET", 30_000, "2026-10-01T00:00:00Z"),
+        order("pending", "AI_ACCELERATOR", 1_500_000, "2026-09-02T00:00:00Z"),
+        order("pending", "AI_ACCELERATOR", 1_500_000, "2026-09-01T00:00:00Z"),
+      ],
+      PROGRAMS,
+    );
+    expect(active.map((c) => c.key)).toEqual(["GROWTH_MINDSET"]);
+    expect(processing.map((c) => c.key)).toEqual(["AI_ACCELERATOR"]);
+  });
+
+  it("shows a completed order of a program the catalogue no longer has, without a link", () => {
+    const { active } = myCourses([order("completed", "RETIRED_COURSE", 1000, "2026-01-01T00:00:00Z")], PROGRAMS);
+    expect(active).toEqual([{ key: "RETIRED_COURSE", name: "Course Purchase", status: "Active" }]);
+  });
+
+  it("has nothing for a customer without orders", () => {
+    expect(myCourses([], PROGRAMS)).toEqual({ active: [], processing: [] });
+  });
+
+  it("finds an order's program by its key, trimmed and case-insensitively", () => {
+    expect(programOf(PROGRAMS, " growth_mindset ")?.name).toBe("Growth Mindset Mastery");
+    expect(programOf(PROGRAMS, "NOPE")).toBeUndefined();
+    expect(programOf(PROGRAMS, null)).toBeUndefined();
+  });
+});
+
+describe("purchase history", () => {
+  it("colours completed green, pending yellow, canceled red and anything else grey, labelled capitalised", () => {
+    expect(statusBadge("completed")).toEqual({ label: "Completed", tone: "green" });
+    expect(statusBadge("pending")).toEqual({ label: "Pending", tone: "yellow" });
+    expect(statusBadge("canceled")).toEqual({ label: "Canceled", tone: "red" });
+    expect(statusBadge("refunded")).toEqual({ label: "Refunded", tone: "grey" });
+    expect(statusBadge("failed")).toEqual({ label: "Failed", tone: "grey" });
+    expect(statusBadge(null)).toEqual({ label: "Unknown", tone: "grey" });
+    expect(capitalise("REFUNDED")).toBe("Refunded");
+  });
+
+  it("shows an order with its program's name and image, its date and its amount in en-US from cents", () => {
+    const view = purchaseView(order("completed", "AI_ACCELERATOR", 1_500_000, "2026-11-21T15:00:00Z"), PROGRAMS, "UTC");
+    expect(view).toMatchObject({
+      productName: "AI Advisor Accelerator",
+      productImage: "/images/programs/ai-advisor-accelerator.svg",
+      purchaseDate: "2026-11-21T15:00:00Z",
+      purchaseDateText: "Nov 21, 2026",
+      amount: "$15,000",
+      status: { label: "Completed", tone: "green" },
+    });
+    const odd = purchaseView(
+      { ...order("pending", "MYSTERY", 1999, "2026-11-21T15:00:00Z"), currency: "eur" },
+      PROGRAMS,
+    );
+    expect(odd.productName).toBe("Course Purchase");
+    expect(odd.productImage).toBeUndefined();
+    expect(odd.amount).toBe("€19.99");
+  });
+
+  it("lists orders newest first", () => {
+    const a = order("completed", "AI_ACCELERATOR", 1, "2026-01-01T00:00:00Z");
+    const b = order("completed", "AI_ACCELERATOR", 1, "2026-03-01T00:00:00Z");
+    const c = order("completed", "AI_ACCELERATOR", 1, "2026-02-01T00:00:00Z");
+    expect(newestFirst([a, b, c]).map((o) => o.order_id)).toEqual([b.order_id, c.order_id, a.order_id]);
+  });
+});
+
+describe("the guard", () => {
+  it("sends a signed-out visitor to /login with the page to return to", () => {
+    expect(loginRedirect("/portal/settings")).toBe("/login?next=%2Fportal%2Fsettings");
+    expect(loginRedirect("/portal", "?tab=1")).toBe("/login?next=%2Fportal%3Ftab%3D1");
+  });
+});
+
+describe("avatars", () => {
+  it("accepts PNG, JPEG and WebP up to 2 MB, with the extension each is stored under", () => {
+    expect(checkAvatar({ type: "image/png", size: 100 })).toEqual({ ok: true, ext: "png", contentType: "image/png" });
+    expect(checkAvatar({ type: "image/jpeg", size: AVATAR_MAX_BYTES })).toEqual({
+      ok: true,
+      ext: "jpg",
+      contentType: "image/jpeg",
+    });
+    expect(checkAvatar({ type: "image/webp", size: 1 })).toMatchObject({ ok: true, ext: "webp" });
+  });
+
+  it("refuses anything else, an empty file and a file over 2 MB, saying why", () => {
+    for (const type of ["text/plain", "image/gif", "image/svg+xml", "application/pdf", ""]) {
+      expect(checkAvatar({ type, size: 100 })).toEqual({
+        ok: false,
+        message: "Please choose a PNG, JPEG or WebP image.",
+      });
+    }
+    expect(checkAvatar({ type: "image/png", size: AVATAR_MAX_BYTES + 1 })).toEqual({
+      ok: false,
+      message: "The image must be 2 MB or smaller.",
+    });
+    expect(checkAvatar({ type: "image/png", size: 0 })).toMatchObject({ ok: false });
+    expect(MESSAGES.avatarError("The image must be 2 MB or smaller.")).toBe(
+      "Error uploading avatar: The image must be 2 MB or smaller.",
+    );
+  });
+
+  it("stores the avatar in the user's folder and versions its URL within what the database allows", () => {
+    const id = "5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f";
+    expect(avatarPath(id, "png")).toBe(`${id}/${id}.png`);
+    const url = `http://localhost:4321/storage/v1/object/public/avatars/${id}/${id}.png`;
+    const versioned = versionedUrl(`${url}?v=1`, 1_790_000_000_123);
+    expect(versioned).toBe(`${url}?v=1790000000123`);
+    // The profiles_avatar_url_is_own_avatar check (supabase/migrations/20261123000100_hardening.sql).
+    const allowed = new RegExp(
+      `^http://localhost(:[0-9]{1,5})?/storage/v1/object/public/avatars/${id}/${id}\\.(png|jpg|jpeg|webp)(\\?[A-Za-z0-9=&._-]{0,100})?$`,
+    );
+    expect(versioned).toMatch(allowed);
+  });
+});
+
+describe("the contact form", () => {
+  it("fills the form from a profile, empty where it has nothing", () => {
+    expect(contactValues({ full_name: "Dana Whitaker", city: "Austin", zip: null })).toEqual({
+      full_name: "Dana Whitaker",
+      address: "",
+      address_2: "",
+      city: "Austin",
+      state: "",
+      country: "",
+      zip: "",
+    });
+    expect(contactValues(null).full_name).toBe("");
+  });
+
+  it("saves each field trimmed, an empty one as null, and nothing but the contact fields", () => {
+    const saved = contactFields({ full_name: "  Dana  ", city: "", zip: " 78701 ", ...{ email: "x@y.z" } });
+    expect(saved).toEqual({
+      full_name: "Dana",
+      address: null,
+      address_2: null,
+      city: null,
+      state: null,
+      country: null,
+      zip: "78701",
+    });
+    expect(Object.keys(saved)).not.toContain("updated_at");
+  });
+
+  it("has the spec's messages", () => {
+    expect(MESSAGES.profileSaved).toBe("Profile updated successfully!");
+    expect(MESSAGES.profileError("boom")).toBe("Error updating profile: boom");
+  });
+});

@@ -1,0 +1,274 @@
+/**
+ * The portal's pure logic (docs/product.md §2 Portal, §3, §4, §5): what the dashboard, the
+ * settings page and the purchase history show from the session's user, the orders and the
+ * profile. No browser, no supabase-js: unit-tested in logic.test.ts.
+ */
+import type { OrderRow, ProfileRow } from "../../lib/database.types";
+import { formatCents } from "../../lib/money";
+
+/** The facts of a program the portal's islands need, from content/programs/ (small props). */
+export interface PortalProgram {
+  /** The checkout key, e.g. GROWTH_MINDSET: what an order's product_key names. */
+  key: string;
+  name: string;
+  /** The program's page, e.g. /programs/growth-mindset. */
+  page: string;
+  image: string;
+  imageAlt: string;
+  description: string;
+}
+
+/** An order's product name when its program is not in the catalogue (docs/product.md §3). */
+export const UNKNOWN_PRODUCT_NAME = "Course Purchase";
+
+/** The part of an e-mail address before the @: the portal's welcome ("Welcome back, dana"). */
+export function emailLocalPart(email: string | undefined | null): string {
+  if (!email) return "";
+  const at = email.lastIndexOf("@");
+  return at < 0 ? email : email.slice(0, at);
+}
+
+/** "October 2026": the month an account was created, in en-US; "" when unknown or invalid. */
+export function memberSince(createdAt: string | undefined | null, timeZone?: string): string {
+  if (!createdAt) return "";
+  const date = new Date(createdAt);
+  if (Number.isNaN(date.getTime())) return "";
+  return new Intl.DateTimeFormat("en-US", { month: "long", year: "numeric", timeZone }).format(date);
+}
+
+/** "Nov 21, 2026": an order's date in en-US; "" when unknown or invalid. */
+export function orderDate(iso: string | null | undefined, timeZone?: string): string {
+  if (!iso) return "";
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return "";
+  return new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", year: "numeric", timeZone }).format(date);
+}
+
+/** The program an order bought: its product_key matched trimmed and case-insensitively. */
+export function programOf(programs: readonly PortalProgram[], productKey: string | null | undefined) {
+  const wanted = productKey?.trim().toUpperCase();
+  if (!wanted) return undefined;
+  return programs.find((p) => p.key.toUpperCase() === wanted);
+}
+
+const isCompleted = (order: OrderRow) => order.order_status === "completed";
+
+/** Whole cents of an order, or 0 when the view has none (it always has, but the type allows null). */
+const centsOf = (order: OrderRow) => (Number.isInteger(order.amount_total) ? (order.amount_total as number) : 0);
+
+export interface PortalStats {
+  /** Programs with a completed order, each counted once. */
+  programsOwned: number;
+  /** The completed orders' totals, formatted in en-US from cents (formatCents). */
+  totalInvested: string;
+}
+
+/**
+ * The dashboard's first two stat tiles. Only completed orders count: a pending payment is not yet
+ * an investment, and a refunded, canceled or failed one is none.
+ */
+export function portalStats(orders: readonly OrderRow[]): PortalStats {
+  const completed = orders.filter(isCompleted);
+  const keys = new Set(completed.map((o) => o.product_key?.trim().toUpperCase() || `order-${o.order_id}`));
+  const cents = completed.reduce((sum, o) => sum + centsOf(o), 0);
+  const currency = completed.find((o) => o.currency)?.currency ?? "usd";
+  return { programsOwned: keys.size, totalInvested: formatCents(cents, currency) };
+}
+
+/** A card of My Courses: a program the customer owns (Active) or is paying for (Processing). */
+export interface CourseCard {
+  /** The program's checkout key, or the order's product key when the program is unknown. */
+  key: string;
+  name: string;
+  /** The program's page; none for an unknown program. */
+  page?: string;
+  image?: string;
+  imageAlt?: string;
+  description?: string;
+  /** docs/product.md §4: completed shows 'Active', anything else 'Processing'. */
+  status: "Active" | "Processing";
+}
+
+function card(programs: readonly PortalProgram[], order: OrderRow, status: CourseCard["status"]): CourseCard {
+  const program = programOf(programs, order.product_key);
+  const key = order.product_key?.trim().toUpperCase() || `order-${order.order_id}`;
+  if (!program) return { key, name: UNKNOWN_PRODUCT_NAME, status };
+  const { name, page, image, imageAlt, description } = program;
+  return { key, name, page, image, imageAlt, description, status };
+}
+
+/**
+ * My Courses (docs/product.md §2 Portal, §4): each program with a completed order, once, in the
+ * order of the list (newest order first), 'Active'. `processing`: the programs with a pending
+ * order and no completed one, 'Processing', shown apart and without a link. A refunded, canceled
+ * or failed order is in neither: a refunded program leaves My Courses.
+ */
+export function myCourses(
+  orders: readonly OrderRow[],
+  programs: readonly PortalProgram[],
+): { active: CourseCard[]; processing: CourseCard[] } {
+  const active: CourseCard[] = [];
+  const processing: CourseCard[] = [];
+  const seen = new Set<string>();
+  for (const order of orders.filter(isCompleted)) {
+    const course = card(programs, order, "Active");
+    if (seen.has(course.key)) continue;
+    seen.add(course.key);
+    active.push(course);
+  }
+  for (const order of orders) {
+    if (order.order_status !== "pending") continue;
+    const course = card(programs, order, "Processing");
+    if (seen.has(course.key)) continue;
+    seen.add(course.key);
+    processing.push(course);
+  }
+  return { active, processing };
+}
+
+/** The colour of a purchase's status badge (docs/product.md §4). */
+export type BadgeTone = "green" | "yellow" | "red" | "grey";
+
+export interface StatusBadge {
+  /** The capitalised status: 'Completed', 'Pending', 'Refunded'… */
+  label: string;
+  tone: BadgeTone;
+}
+
+/** "refunded" -> "Refunded"; an empty status is "Unknown". */
+export function capitalise(status: string | null | undefined): string {
+  const s = status?.trim() ?? "";
+  return s ? s[0]!.toUpperCase() + s.slice(1).toLowerCase() : "Unknown";
+}
+
+/** Purchase history's badge: completed green, pending yellow, canceled red, anything else grey. */
+export function statusBadge(status: string | null | undefined): StatusBadge {
+  const key = status?.trim().toLowerCase();
+  const tone: BadgeTone =
+    key === "completed" ? "green" : key === "pending" ? "yellow" : key === "canceled" ? "red" : "grey";
+  return { label: capitalise(status), tone };
+}
+
+/** An order as purchase history shows it (docs/product.md §3, Order as shown). */
+export interface PurchaseView {
+  id: string;
+  productName: string;
+  productImage?: string;
+  productImageAlt?: string;
+  /** ISO date of the order, for <time datetime>. */
+  purchaseDate: string;
+  /** "Nov 21, 2026". */
+  purchaseDateText: string;
+  /** "$15,000", from amount_total in cents. */
+  amount: string;
+  status: StatusBadge;
+}
+
+export function purchaseView(order: OrderRow, programs: readonly PortalProgram[], timeZone?: string): PurchaseView {
+  const program = programOf(programs, order.product_key);
+  return {
+    id: String(order.order_id ?? order.checkout_session_id ?? ""),
+    productName: program?.name ?? UNKNOWN_PRODUCT_NAME,
+    productImage: program?.image,
+    productImageAlt: program?.imageAlt,
+    purchaseDate: order.order_date ?? "",
+    purchaseDateText: orderDate(order.order_date, timeZone),
+    amount: formatCents(centsOf(order), order.currency ?? "usd"),
+    status: statusBadge(order.order_status),
+  };
+}
+
+/** Orders newest first (the query orders them; this keeps the list right if it ever did not). */
+export function newestFirst(orders: readonly OrderRow[]): OrderRow[] {
+  const time = (o: OrderRow) => (o.order_date ? Date.parse(o.order_date) : Number.NEGATIVE_INFINITY);
+  return [...orders].sort((a, b) => time(b) - time(a));
+}
+
+/** Where a signed-out visitor of a portal page goes: /login, with the page to return to. */
+export function loginRedirect(pathname: string, search = ""): string {
+  return `/login?next=${encodeURIComponent(pathname + search)}`;
+}
+
+// Avatars (docs/product.md §5) -------------------------------------------------------------------
+
+/** The avatar types the page and the bucket accept, with the extension each is stored under. */
+export const AVATAR_TYPES: Readonly<Record<string, string>> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/webp": "webp",
+};
+
+/** The bucket's limit (supabase/config.toml, the avatars migration): 2 MiB. */
+export const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
+
+export const AVATAR_TYPE_MESSAGE = "Please choose a PNG, JPEG or WebP image.";
+export const AVATAR_SIZE_MESSAGE = "The image must be 2 MB or smaller.";
+export const AVATAR_EMPTY_MESSAGE = "The file is empty.";
+
+/** A file the page may upload, with its extension, or why not. */
+export function checkAvatar(file: {
+  type: string;
+  size: number;
+}): { ok: true; ext: string; contentType: string } | { ok: false; message: string } {
+  const contentType = file.type.toLowerCase();
+  const ext = AVATAR_TYPES[contentType];
+  if (!ext) return { ok: false, message: AVATAR_TYPE_MESSAGE };
+  if (file.size === 0) return { ok: false, message: AVATAR_EMPTY_MESSAGE };
+  if (file.size > AVATAR_MAX_BYTES) return { ok: false, message: AVATAR_SIZE_MESSAGE };
+  return { ok: true, ext, contentType };
+}
+
+/** Where a user's avatar lives in the bucket: `{userId}/{userId}.{ext}`. */
+export function avatarPath(userId: string, ext: string): string {
+  return `${userId}/${userId}.${ext}`;
+}
+
+/**
+ * The public URL with a version, so the browser fetches the new picture at once: the database
+ * allows `?[A-Za-z0-9=&._-]{0,100}` after the file name.
+ */
+export function versionedUrl(publicUrl: string, version: number): string {
+  const base = publicUrl.split("?")[0]!;
+  return `${base}?v=${Math.trunc(version)}`;
+}
+
+// The contact form ---------------------------------------------------------------------------------
+
+/** The profile's columns the contact form edits; the e-mail is the account's, updated_at the database's. */
+export const CONTACT_FIELDS = ["full_name", "address", "address_2", "city", "state", "country", "zip"] as const;
+export type ContactField = (typeof CONTACT_FIELDS)[number];
+export type ContactFields = Record<ContactField, string | null>;
+
+/** Each field's length limit, as the profiles table checks it. */
+export const CONTACT_MAX_LENGTH: Readonly<Record<ContactField, number>> = {
+  full_name: 200,
+  address: 200,
+  address_2: 200,
+  city: 100,
+  state: 100,
+  country: 100,
+  zip: 20,
+};
+
+/** The form's values from a profile (empty strings for what it lacks). */
+export function contactValues(profile: Partial<ProfileRow> | null | undefined): Record<ContactField, string> {
+  return Object.fromEntries(CONTACT_FIELDS.map((f) => [f, profile?.[f] ?? ""])) as Record<ContactField, string>;
+}
+
+/** What the form saves: each field trimmed, an empty one as null. */
+export function contactFields(values: Partial<Record<ContactField, string | null | undefined>>): ContactFields {
+  return Object.fromEntries(
+    CONTACT_FIELDS.map((f) => {
+      const value = values[f]?.trim() ?? "";
+      return [f, value === "" ? null : value];
+    }),
+  ) as ContactFields;
+}
+
+/** The status region's messages (docs/product.md §8), with the backend's message where it has one. */
+export const MESSAGES = {
+  profileSaved: "Profile updated successfully!",
+  profileError: (message: string) => `Error updating profile: ${message}`,
+  avatarSaved: "Avatar updated successfully!",
+  avatarError: (message: string) => `Error uploading avatar: ${message}`,
+} as const;
