@@ -1,16 +1,20 @@
 // npm run bench: builds the site, then reports per page the HTML and JavaScript it sends, its
 // islands and directives, render-blocking scripts, supabase-js, and Lighthouse mobile scores,
 // checked against the budgets in docs/architecture.md; then the local backend
-// (tools/bench/backend.mjs) on PGlite and PostgreSQL. Writes bench/latest.json.
+// (tools/bench/backend.mjs) on PGlite and PostgreSQL, and the portal's time-to-data under mobile
+// throttling (tools/bench/portal.mjs). Writes bench/latest.json.
 //
 //   --no-build        measure the existing build instead of building
 //   --dist DIR        the build folder (default dist; with a build, passed to astro as --outDir)
 //   --no-lighthouse   sizes and first screens only (fast)
 //   --no-fold         skip measuring where each page's first screen ends (needs the browser)
 //   --pages all       pages for Lighthouse (default all: every marketing page; or /,/dmca)
-//   --runs 3          Lighthouse runs per page; the median is reported
+//   --runs 3          Lighthouse runs per page, and portal loads; the median is reported
 //   --no-backend      skip the local stack's sign-in round trip and select throughput
 //   --backend-only    only those (no build, sizes or Lighthouse)
+//   --no-portal       skip the portal's time-to-data (it builds the site for the local stack
+//                     into a temporary folder, whatever --no-build says)
+//   --portal-only     only that (no other build, sizes, Lighthouse or backend)
 //   --no-fail         exit 0 even when a hard budget fails
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -18,11 +22,20 @@ import { availableParallelism, loadavg } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { parseArgs, stripVTControlCharacters } from "node:util";
 import { analyzeSite, APP_PREFIXES } from "../tools/bench/analyze.mjs";
-import { BUDGETS, checkBudgets, exitCode } from "../tools/bench/budgets.mjs";
+import { BUDGETS, checkBudgets, checkPortal, exitCode } from "../tools/bench/budgets.mjs";
 import { backendFailed, backendTable, runBackendBench } from "../tools/bench/backend.mjs";
-import { budgetLines, firstScreenTable, jsFilesTable, lighthouseTable, pagesTable } from "../tools/bench/format.mjs";
+import {
+  budgetLines,
+  firstScreenTable,
+  jsFilesTable,
+  lighthouseTable,
+  pagesTable,
+  portalLine,
+  portalTable,
+} from "../tools/bench/format.mjs";
+import { findChromium } from "./ensure-chromium.mjs";
 
-const USAGE = `Usage: npm run bench -- [--no-build] [--dist DIR] [--no-lighthouse] [--no-fold] [--pages all|/,/dmca] [--runs N] [--no-backend | --backend-only] [--no-fail]`;
+const USAGE = `Usage: npm run bench -- [--no-build] [--dist DIR] [--no-lighthouse] [--no-fold] [--pages all|/,/dmca] [--runs N] [--no-backend | --backend-only] [--no-portal | --portal-only] [--no-fail]`;
 
 const root = resolve(import.meta.dirname, "..");
 
@@ -38,6 +51,8 @@ function options(argv) {
       runs: { type: "string", default: "3" },
       "no-backend": { type: "boolean", default: false },
       "backend-only": { type: "boolean", default: false },
+      "no-portal": { type: "boolean", default: false },
+      "portal-only": { type: "boolean", default: false },
       "no-fail": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -46,6 +61,8 @@ function options(argv) {
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number >= 1, not ${values.runs}`);
   if (values["no-backend"] && values["backend-only"])
     throw new Error("--no-backend and --backend-only exclude each other");
+  if (values["portal-only"] && (values["no-portal"] || values["backend-only"]))
+    throw new Error("--portal-only excludes --no-portal and --backend-only");
   return { ...values, runs, dist: resolve(root, values.dist) };
 }
 
@@ -142,6 +159,33 @@ async function main() {
     console.log("\nWrote bench/latest.json (backend only).");
     return backendFailed(backend) && !opts["no-fail"] ? 1 : 0;
   }
+  if (opts["portal-only"]) {
+    const portal = await portalSection(opts.runs);
+    const budgets = checkPortal(portal);
+    console.log(`\nBudgets (docs/architecture.md)\n`);
+    console.log(budgetLines(budgets));
+    const fail = budgets.filter((b) => b.status === "FAIL").length;
+    const warn = budgets.filter((b) => b.status === "WARN").length;
+    mkdirSync(join(root, "bench"), { recursive: true });
+    writeFileSync(
+      join(root, "bench", "latest.json"),
+      `${JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          node: process.version,
+          options: { runs: opts.runs, portal: true },
+          limits: { portalTimeToDataMs: BUDGETS.portalTimeToDataMs },
+          portal,
+          budgets,
+          summary: { fail, warn },
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    console.log(`\n${fail} hard budget(s) failed, ${warn} warning(s). Wrote bench/latest.json (portal only).`);
+    return exitCode(budgets, { noFail: opts["no-fail"] });
+  }
 
   let buildInfo = null;
   if (!opts["no-build"]) {
@@ -233,8 +277,9 @@ async function main() {
   }
 
   const backend = opts["no-backend"] ? null : await backendSection();
+  const portal = opts["no-portal"] ? null : await portalSection(opts.runs);
 
-  const budgets = checkBudgets({ pages, lighthouse, build: buildInfo });
+  const budgets = checkBudgets({ pages, lighthouse, build: buildInfo, portal });
   console.log(`\nBudgets (docs/architecture.md; app pages exempt from the supabase rule: ${APP_PREFIXES.join(" ")})\n`);
   console.log(budgetLines(budgets));
 
@@ -249,6 +294,7 @@ async function main() {
       runs: opts.runs,
       fold: !opts["no-fold"],
       backend: !opts["no-backend"],
+      portal: !opts["no-portal"],
     },
     limits: BUDGETS,
     build: buildInfo,
@@ -256,6 +302,7 @@ async function main() {
     jsFiles,
     lighthouse,
     backend,
+    portal,
     budgets,
     summary: {
       fail: budgets.filter((b) => b.status === "FAIL").length,
@@ -320,6 +367,21 @@ async function backendSection() {
   const results = await runBackendBench({ log: (line) => console.log(line) });
   console.log(`\n${backendTable(results)}`);
   return results;
+}
+
+/** The portal's time-to-data (tools/bench/portal.mjs): its runs, then the table and the median. */
+async function portalSection(runs) {
+  const { MOBILE_DEVICE, MOBILE_THROTTLING: t, runPortalBench } = await import("../tools/bench/portal.mjs");
+  const { width, height } = MOBILE_DEVICE.viewport;
+  console.log(
+    `\nPortal time-to-data: navigation to the "portal-data-shown" mark (orders and profile shown), demo customer ` +
+      `signed in, cold, ${runs} run(s); ${t.rttMs} ms per request, ${t.downloadKbps} Kbps down, ${t.uploadKbps} Kbps up, ` +
+      `${t.cpuSlowdown}x CPU slowdown, ${width} x ${height} at ${MOBILE_DEVICE.deviceScaleFactor}x`,
+  );
+  const portal = await runPortalBench({ runs, chrome: findChromium(), log: (line) => console.log(line) });
+  if (portal.perRun) console.log(`\n${portalTable(portal)}\n`);
+  console.log(portalLine(portal, BUDGETS.portalTimeToDataMs));
+  return portal;
 }
 
 main().then(

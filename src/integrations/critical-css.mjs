@@ -159,13 +159,15 @@ const STYLE = /<style\b[^>]*>([\s\S]*?)<\/style>/gi;
  * included, drawn and shown). Sooner when the reader does not look at the first screen or is
  * about to leave it: a page opened at a fragment or scrolled on arrival loads them as soon as
  * it is parsed, and the first scroll, key, touch or click loads them at once. Three seconds after
- * parsing at the latest, whatever keeps the load event waiting.
+ * parsing at the latest, whatever keeps the load event waiting. A page whose script is about to
+ * draw what the first screen's CSS does not cover (the portal, once its data arrives) asks for
+ * them at once with `dispatchEvent(new Event("load-stylesheets"))`.
  */
 export const LOADER =
   "<script>(function(){var d=0;function go(){if(d++)return;" +
   'document.querySelectorAll("noscript[data-href]").forEach(function(n){var l=document.createElement("link");' +
   'l.rel="stylesheet";l.href=n.getAttribute("data-href");n.after(l)})}' +
-  '["scroll","keydown","pointerdown","touchstart"].forEach(function(t){addEventListener(t,go,{capture:!0,passive:!0,once:!0})});' +
+  '["scroll","keydown","pointerdown","touchstart","load-stylesheets"].forEach(function(t){addEventListener(t,go,{capture:!0,passive:!0,once:!0})});' +
   'addEventListener("load",function(){requestAnimationFrame(function(){requestAnimationFrame(function(){setTimeout(go)})})});' +
   'addEventListener("DOMContentLoaded",function(){location.hash||scrollY?go():setTimeout(go,3e3)})})()</script>';
 

@@ -174,6 +174,11 @@ describe("critical CSS", () => {
       expect(added, JSON.stringify(landing)).toHaveLength(2);
     }
 
+    // A page that draws more than its first screen from script (the portal) asks for them.
+    const asked = runLoader();
+    asked.fire("load-stylesheets");
+    expect(asked.added).toHaveLength(2);
+
     const slow = runLoader();
     slow.fire("DOMContentLoaded");
     expect(slow.added).toEqual([]);

@@ -142,3 +142,51 @@ export function budgetLines(results) {
     })
     .join("\n");
 }
+
+/**
+ * The portal's runs (tools/bench/portal.mjs): time to the mark, requests and CORS preflights
+ * started before it, JavaScript transferred (gzip, headers included) in all and by the mark, all
+ * bytes transferred.
+ */
+export function portalTable(portal) {
+  return formatTable(
+    [
+      { key: "run", title: "run" },
+      { key: "ms", title: "time-to-data ms" },
+      { key: "requests", title: "requests" },
+      { key: "preflights", title: "preflights" },
+      { key: "js", title: "JS KB gz" },
+      { key: "jsByMark", title: "by the mark" },
+      { key: "bytes", title: "all KB" },
+      { key: "note", title: "note", align: "left" },
+    ],
+    portal.perRun.map((r, i) =>
+      r.error
+        ? { run: i + 1, note: `failed: ${r.error}` }
+        : {
+            run: i + 1,
+            ms: r.ms,
+            requests: r.requests,
+            preflights: r.preflights,
+            js: kb(r.jsBytes),
+            jsByMark: kb(r.jsBytesBeforeMark),
+            bytes: kb(r.bytes),
+            note: r.ms === portal.medianMs ? "median" : "",
+          },
+    ),
+  );
+}
+
+/** One line: the median against the budget, or why the portal was not measured. */
+export function portalLine(portal, limitMs) {
+  if (portal.skipped) return `${portal.path}: not measured: ${portal.skipped}`;
+  if (portal.error) return `${portal.path}: FAILED: ${portal.error}`;
+  return (
+    `${portal.path}: ${portal.medianMs} ms to data, median of ${portal.runs - portal.failedRuns} run(s) ` +
+    `(budget ${limitMs} ms); that run: ${portal.requests} requests and ${portal.preflights} preflights ` +
+    `before the mark, ${kb(portal.jsBytes)} KB of JS transferred (${kb(portal.jsBytesBeforeMark)} KB by the mark)` +
+    (portal.loadAverage
+      ? `; load average ${portal.loadAverage.before} then ${portal.loadAverage.after} on ${portal.loadAverage.cores} cores`
+      : "")
+  );
+}

@@ -1,0 +1,444 @@
+// Portal time-to-data, a part of `npm run bench`: from navigation to the portal's orders and
+// profile shown, for the seeded demo customer (2 orders) coming back with a persisted session,
+// cold (a new browser context: empty cache), under Lighthouse's mobile throttling applied for
+// real through the Chrome DevTools Protocol (150 ms per request, 1.6 Mbps down, 750 Kbps up, 4x
+// CPU slowdown, the moto g power screen). The portal page calls
+// `performance.mark("portal-data-shown")` once both are rendered; its startTime (ms since the
+// navigation started) is the figure, median of the runs.
+//
+// The site is built for the local stack (PUBLIC_SUPABASE_URL pointing at it) into a temporary
+// folder and served as the CDN serves it (local/static.ts: gzip, pretty URLs), on its own origin:
+// the stack (auth, REST on PGlite, seeded) answers on another, so the browser makes the CORS
+// preflights production makes (static CDN + Supabase); Chrome's emulation does not throttle
+// them, so a pass-through in front of the stack holds each one round trip. Each run signs the
+// customer in through the auth API and puts the session where supabase-js persists it
+// (localStorage, `sb-<first host label>-auth-token`) before the page loads.
+/* global document, location -- the init script runs in the page */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { sessionStorageKey } from "../../src/lib/session-key.ts";
+import { median } from "./lhr.mjs";
+
+const root = resolve(import.meta.dirname, "..", "..");
+
+export const PORTAL_PATH = "/portal";
+/** What the portal page marks once the orders and the profile are both rendered. */
+export const PORTAL_MARK = "portal-data-shown";
+
+/**
+ * Lighthouse's mobile settings (lighthouse/core/config/constants.js, mobileSlow4G and the moto g
+ * power screen). Lighthouse simulates these; here they are applied to a real load: the network's
+ * round trip as a per-request latency, its throughput as the link's. (Lighthouse's own "devtools"
+ * throttling method would apply 562.5 ms and 1474.6 Kbps, its factors for request-level latency.)
+ */
+export const MOBILE_THROTTLING = { rttMs: 150, downloadKbps: 1.6 * 1024, uploadKbps: 750, cpuSlowdown: 4 };
+export const MOBILE_DEVICE = {
+  viewport: { width: 412, height: 823 },
+  screen: { width: 412, height: 823 },
+  deviceScaleFactor: 1.75,
+  isMobile: true,
+  hasTouch: true,
+  userAgent:
+    "Mozilla/5.0 (Linux; Android 11; moto g power (2022)) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/136.0.0.0 Mobile Safari/537.36",
+};
+
+/** How the page's observer tags its console message with the mark. */
+const MARK_TAG = "[bench:portal-mark]";
+
+/** The browser's launch flags, as the end-to-end tests launch it (playwright.config.ts). */
+export const BROWSER_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+];
+
+/** The parameters of CDP's Network.emulateNetworkConditions (throughputs in bytes per second). */
+export function networkConditions({ rttMs, downloadKbps, uploadKbps } = MOBILE_THROTTLING) {
+  return {
+    offline: false,
+    latency: rttMs,
+    downloadThroughput: (downloadKbps * 1024) / 8,
+    uploadThroughput: (uploadKbps * 1024) / 8,
+  };
+}
+
+const isJs = (r) => r.type === "Script" || /\bjavascript\b/.test(r.mimeType ?? "");
+const ok = (r) => typeof r.status === "number" && r.status >= 200 && r.status < 300;
+
+/**
+ * What the browser fetched for one load, from the requests recorded over CDP: `requests` as
+ * { url, type, mimeType, status, sentAt, finishedAt, bytes } with times in epoch ms (finishedAt
+ * null when it never finished) and bytes as transferred (gzip, headers included). `markAt`: the
+ * mark's epoch ms. Returns the requests started before the mark (CORS preflights counted apart),
+ * the JavaScript transferred (all of it, and what had arrived by the mark) and all bytes.
+ */
+export function tallyRequests(requests, markAt) {
+  const before = requests.filter((r) => r.sentAt <= markAt);
+  const sum = (list) => list.reduce((n, r) => n + (r.bytes ?? 0), 0);
+  const js = requests.filter((r) => isJs(r) && r.type !== "Preflight");
+  return {
+    requests: before.filter((r) => r.type !== "Preflight").length,
+    preflights: before.filter((r) => r.type === "Preflight").length,
+    jsBytes: sum(js),
+    jsBytesBeforeMark: sum(js.filter((r) => r.finishedAt !== null && r.finishedAt <= markAt)),
+    bytes: sum(requests),
+  };
+}
+
+/**
+ * The requests started before the mark, in order, for bench/latest.json (what to cut): times in
+ * ms since the navigation started (`timeOrigin`, epoch ms), `end` null when still loading at the
+ * mark; the URL without its query.
+ */
+export function requestTimeline(requests, timeOrigin, markAt) {
+  const ms = (at) => (at === null ? null : Math.round(at - timeOrigin));
+  return requests
+    .filter((r) => r.sentAt <= markAt)
+    .sort((a, b) => a.sentAt - b.sentAt)
+    .map((r) => ({
+      start: ms(r.sentAt),
+      end: r.finishedAt !== null && r.finishedAt <= markAt ? ms(r.finishedAt) : null,
+      type: r.type,
+      status: r.status,
+      bytes: r.bytes,
+      url: r.url.split("?")[0],
+    }));
+}
+
+/**
+ * Null when the data the mark claims was fetched before it: a 2xx answer from the orders view and
+ * from the profiles table, both finished by the mark. Otherwise what is missing, so a mark set
+ * after an error (or before the data) never passes for a fast portal.
+ */
+export function dataProblem(requests, markAt) {
+  const problems = [];
+  for (const [name, path] of [
+    ["orders", "/rest/v1/stripe_user_orders"],
+    ["profile", "/rest/v1/profiles"],
+  ]) {
+    const calls = requests.filter((r) => r.type !== "Preflight" && new URL(r.url).pathname === path);
+    const done = calls.find((r) => ok(r) && r.finishedAt !== null && r.finishedAt <= markAt);
+    if (done) continue;
+    if (!calls.length) problems.push(`no ${name} request (${path}) before the mark`);
+    else if (!calls.some(ok)) problems.push(`${name}: ${calls.map((r) => r.status ?? "no answer").join(", ")}`);
+    else problems.push(`${name} answered after the mark`);
+  }
+  return problems.length ? problems.join("; ") : null;
+}
+
+/**
+ * The portal's entry in the report (and bench/latest.json) from its runs ({ ms, requests, … } or
+ * { error }): the median time of the runs that succeeded and the figures of the run it comes from
+ * (the lower middle one, as lhr.mjs takes medians); `error` when none succeeded.
+ */
+export function portalResult(runs, { path = PORTAL_PATH, throttling = MOBILE_THROTTLING } = {}) {
+  const good = runs.filter((r) => !r.error);
+  const failed = runs.filter((r) => r.error);
+  const result = { path, throttling, runs: runs.length, failedRuns: failed.length, perRun: runs };
+  if (!good.length) return { ...result, medianMs: null, error: failed[0]?.error ?? "no run" };
+  const medianMs = median(good.map((r) => r.ms));
+  const chosen = good.find((r) => r.ms === medianMs);
+  return {
+    ...result,
+    medianMs,
+    requests: chosen.requests,
+    preflights: chosen.preflights,
+    jsBytes: chosen.jsBytes,
+    jsBytesBeforeMark: chosen.jsBytesBeforeMark,
+    bytes: chosen.bytes,
+  };
+}
+
+/** Whether the site has a portal page to measure (src/pages/portal.astro or src/pages/portal/). */
+export function hasPortalPage(srcPages = join(root, "src", "pages")) {
+  return ["portal.astro", "portal.md", "portal.mdx", "portal"].some((name) => existsSync(join(srcPages, name)));
+}
+
+/** `astro build` into `dir` with supabase-js pointed at `supabaseUrl`, as `npm start` builds (local/start.ts). */
+export async function buildForStack(dir, { supabaseUrl }) {
+  const astro = join(root, "node_modules", "astro", "bin", "astro.mjs");
+  const output = [];
+  const code = await new Promise((done, fail) => {
+    const child = spawn(process.execPath, [astro, "build", "--outDir", dir], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1", FORCE_COLOR: "0", NO_COLOR: "1", PUBLIC_SUPABASE_URL: supabaseUrl },
+    });
+    child.stdout.on("data", (chunk) => output.push(chunk));
+    child.stderr.on("data", (chunk) => output.push(chunk));
+    child.on("error", fail);
+    child.on("close", done);
+  });
+  if (code !== 0) {
+    process.stderr.write(Buffer.concat(output).toString("utf8"));
+    throw new Error(`astro build for the portal exited with ${code}`);
+  }
+}
+
+/**
+ * The API as the browser reaches it: a pass-through to the stack on its own port that answers
+ * CORS preflights one round trip late. Chrome's network emulation throttles requests but not
+ * their preflights, which on a phone cost a round trip like any request. Answers { url, close }.
+ */
+export async function preflightDelayingProxy(target, rttMs) {
+  const { createServer, request } = await import("node:http");
+  const upstream = new URL(target);
+  const server = createServer((req, res) => {
+    const forward = () => {
+      const up = request(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      up.on("error", () => res.destroy());
+      req.pipe(up);
+    };
+    if (req.method === "OPTIONS" && req.headers["access-control-request-method"]) setTimeout(forward, rttMs);
+    else forward();
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise((done, fail) => {
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", done);
+  });
+  return {
+    url: `http://${upstream.hostname}:${server.address().port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(() => done()));
+    },
+  };
+}
+
+/** Signs the customer in through the auth API; answers the session supabase-js would persist. */
+async function signIn(apiUrl, anonKey, { email, password }) {
+  const response = await fetch(`${apiUrl}/auth/v1/token?grant_type=password`, {
+    method: "POST",
+    headers: { apikey: anonKey, "content-type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
+  const body = await response.json().catch(() => null);
+  if (!response.ok || !body?.access_token)
+    throw new Error(`sign-in failed: ${response.status} ${body?.msg ?? body?.error_description ?? body?.message ?? ""}`.trim());
+  return body;
+}
+
+/** Records every request of the page's CDP session: answers the list tallyRequests reads. */
+function recordRequests(cdp) {
+  const byId = new Map();
+  const inFlight = new Set();
+  let lastActivity = Date.now();
+  const touch = () => (lastActivity = Date.now());
+  cdp.on("Network.requestWillBeSent", (e) => {
+    touch();
+    // A redirect reuses the id: the earlier hop is a request of its own.
+    const previous = byId.get(e.requestId);
+    if (previous && e.redirectResponse) {
+      byId.set(`${e.requestId}:${e.timestamp}`, { ...previous, status: e.redirectResponse.status, finishedAt: e.wallTime * 1000 });
+    }
+    byId.set(e.requestId, {
+      url: e.request.url,
+      type: e.type ?? null,
+      mimeType: null,
+      status: null,
+      sentAt: e.wallTime * 1000,
+      // CDP's timestamps are monotonic seconds; wall time is given only here.
+      offsetMs: e.wallTime * 1000 - e.timestamp * 1000,
+      finishedAt: null,
+      bytes: 0,
+    });
+    inFlight.add(e.requestId);
+  });
+  cdp.on("Network.responseReceived", (e) => {
+    touch();
+    const r = byId.get(e.requestId);
+    if (!r) return;
+    r.status = e.response.status;
+    r.mimeType = e.response.mimeType;
+    if (e.type) r.type = e.type;
+  });
+  const end = (e, bytes) => {
+    touch();
+    inFlight.delete(e.requestId);
+    const r = byId.get(e.requestId);
+    if (!r) return;
+    r.finishedAt = r.offsetMs + e.timestamp * 1000;
+    r.bytes = bytes;
+  };
+  cdp.on("Network.loadingFinished", (e) => end(e, e.encodedDataLength));
+  cdp.on("Network.loadingFailed", (e) => {
+    end(e, 0);
+    const r = byId.get(e.requestId);
+    if (r) r.error = e.errorText;
+  });
+  return {
+    requests: () => [...byId.values()].map(({ offsetMs: _offset, ...r }) => ({ ...r, finishedAt: r.finishedAt ?? null })),
+    /** Resolves once nothing has been in flight for `quietMs` (at most `maxMs`). */
+    async settle(quietMs = 500, maxMs = 5000) {
+      const started = Date.now();
+      while (Date.now() - started < maxMs) {
+        if (inFlight.size === 0 && Date.now() - lastActivity >= quietMs) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+  };
+}
+
+/** One cold load of the portal in a new browser context; answers the run's figures or { error }. */
+async function measureOnce(browser, { siteOrigin, apiUrl, anonKey, user, throttling, timeoutMs }) {
+  const session = await signIn(apiUrl, anonKey, user);
+  const context = await browser.newContext({ ...MOBILE_DEVICE, serviceWorkers: "block" });
+  try {
+    // A returning customer: the session is where supabase-js persisted it before the page loads.
+    // The mark is reported by an observer the page runs, through the console: waiting for it puts
+    // no polling or injected script on the throttled main thread.
+    await context.addInitScript(
+      ({ origin, key, value, mark, tag }) => {
+        if (location.origin !== origin) return;
+        localStorage.setItem(key, value);
+        new PerformanceObserver((list, observer) => {
+          const entry = list.getEntriesByName(mark)[0];
+          if (!entry) return;
+          observer.disconnect();
+          const at = { markMs: entry.startTime, timeOrigin: performance.timeOrigin, pathname: location.pathname };
+          console.debug(tag, JSON.stringify(at));
+        }).observe({ type: "mark", buffered: true });
+      },
+      { origin: siteOrigin, key: sessionStorageKey(apiUrl), value: JSON.stringify(session), mark: PORTAL_MARK, tag: MARK_TAG },
+    );
+    const page = await context.newPage();
+    const marked = new Promise((resolve) => {
+      page.on("console", (message) => {
+        const [tag, at] = message.text().split(" ");
+        if (tag === MARK_TAG) resolve(JSON.parse(at));
+      });
+    });
+    const cdp = await context.newCDPSession(page);
+    const recorder = recordRequests(cdp);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.emulateNetworkConditions", networkConditions(throttling));
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: throttling.cpuSlowdown });
+
+    let timer;
+    const timeout = new Promise((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
+    await page.goto(`${siteOrigin}${PORTAL_PATH}`, { waitUntil: "commit", timeout: timeoutMs });
+    const at = await Promise.race([marked, timeout]).finally(() => clearTimeout(timer));
+    if (!at) {
+      const where = await page.evaluate(() => `${location.pathname}: ${document.title}`).catch(() => page.url());
+      return { error: `no "${PORTAL_MARK}" mark within ${timeoutMs / 1000} s (at ${where})` };
+    }
+    const { markMs, timeOrigin, pathname } = at;
+    if (pathname !== PORTAL_PATH) return { error: `the mark was set on ${pathname}, not ${PORTAL_PATH}` };
+    await recorder.settle();
+    const requests = recorder.requests();
+    const markAt = timeOrigin + markMs;
+    const problem = dataProblem(requests, markAt);
+    if (problem) return { error: `mark at ${Math.round(markMs)} ms without the data: ${problem}` };
+    return {
+      ms: Math.round(markMs),
+      ...tallyRequests(requests, markAt),
+      beforeMark: requestTimeline(requests, timeOrigin, markAt),
+    };
+  } finally {
+    await context.close().catch(() => {});
+  }
+}
+
+/**
+ * Measures the portal `runs` times. `chrome`: the browser to drive (scripts/ensure-chromium.mjs's
+ * findChromium()). `prepare(dir, { supabaseUrl, anonKey })` puts the site into `dir` once the
+ * stack's URL is known; by default it builds the site for the stack (and without a portal page
+ * in src/pages the part is skipped). Answers portalResult(), or { skipped } / { error } when the
+ * part could not run.
+ */
+export async function runPortalBench({
+  runs = 3,
+  chrome,
+  log = () => {},
+  prepare,
+  throttling = MOBILE_THROTTLING,
+  timeoutMs = 30_000,
+} = {}) {
+  if (!prepare && !hasPortalPage())
+    return { path: PORTAL_PATH, skipped: "no portal page yet (src/pages/portal)" };
+  if (!chrome) return { path: PORTAL_PATH, error: "no browser: install chromium or set CHROME_PATH" };
+  const { startTestStack } = await import("../../local/harness.ts");
+  const { DEMO_USER } = await import("../../local/stack.ts");
+  const { resolveFile } = await import("../../local/static.ts");
+  const { serveDist } = await import("./serve.mjs");
+  const { chromium } = await import("@playwright/test");
+
+  const siteDir = mkdtempSync(join(tmpdir(), "bench-portal-site-"));
+  let stack;
+  let api;
+  let site;
+  let browser;
+  const onSignal = (signal) => {
+    stack?.stopSync();
+    rmSync(siteDir, { recursive: true, force: true });
+    process.kill(process.pid, signal);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    // Every run signs in: no rate limits.
+    const unlimited = { tokenRefresh: 1e9, signInSignUps: 1e9, tokenVerifications: 1e9 };
+    stack = await startTestStack({ name: "PGlite" }, { seed: true, config: { auth: { rateLimit: unlimited } } });
+    api = await preflightDelayingProxy(stack.url, throttling.rttMs);
+    const target = { supabaseUrl: api.url, anonKey: stack.anonKey };
+    if (prepare) await prepare(siteDir, target);
+    else {
+      log(`  building the site for the stack at ${api.url}…`);
+      const started = Date.now();
+      await buildForStack(siteDir, target);
+      log(`  built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+    if (!(await resolveFile(siteDir, PORTAL_PATH)))
+      return { path: PORTAL_PATH, skipped: `the build has no page at ${PORTAL_PATH}` };
+    site = await serveDist(siteDir);
+    browser = await chromium.launch({ executablePath: chrome, args: BROWSER_FLAGS });
+
+    // Real throttling multiplies whatever else the machine does: the load goes into the report.
+    const cores = availableParallelism();
+    const loadBefore = Number(loadavg()[0].toFixed(2));
+    if (loadBefore > cores)
+      log(`  note: load average ${loadBefore} on ${cores} cores; other work slows the runs`);
+    const options = { siteOrigin: site.origin, apiUrl: api.url, anonKey: stack.anonKey, user: DEMO_USER, throttling, timeoutMs };
+    const results = [];
+    for (let i = 1; i <= runs; i++) {
+      let run;
+      try {
+        run = await measureOnce(browser, options);
+      } catch (error) {
+        run = { error: error.message.split("\n")[0] };
+      }
+      results.push(run);
+      log(
+        `  ${PORTAL_PATH} run ${i}/${runs}: ` +
+          (run.error
+            ? `failed: ${run.error}`
+            : `${run.ms} ms, ${run.requests} requests (+${run.preflights} preflights) before the mark, ` +
+              `JS ${(run.jsBytes / 1024).toFixed(1)} KB transferred`),
+      );
+    }
+    const loadAverage = { before: loadBefore, after: Number(loadavg()[0].toFixed(2)), cores };
+    return { ...portalResult(results, { throttling }), loadAverage };
+  } catch (error) {
+    return { path: PORTAL_PATH, error: `could not run: ${error.message.split("\n")[0]}` };
+  } finally {
+    await browser?.close().catch(() => {});
+    await site?.close().catch(() => {});
+    await api?.close().catch(() => {});
+    await stack?.stop().catch((error) => console.error(`  cleanup: ${error.message}`));
+    rmSync(siteDir, { recursive: true, force: true });
+    process.removeListener("SIGINT", onSignal);
+    process.removeListener("SIGTERM", onSignal);
+  }
+}
