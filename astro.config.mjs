@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { defineConfig, envField } from "astro/config";
 import { loadEnv } from "vite";
 import criticalCss from "./src/integrations/critical-css.mjs";
+import modulePreload from "./src/integrations/module-preload.mjs";
 import sitemap from "./src/integrations/sitemap.mjs";
 import { sessionStorageKey } from "./src/lib/session-key.ts";
 import { siteUrl } from "./src/lib/site-url.ts";
@@ -42,6 +43,8 @@ export default defineConfig({
     mdx(),
     // Aliases the route table (docs/product.md §2) sends to another page (their canonical URL) stay out of the sitemap.
     sitemap({ exclude: ["/programs/ai-advisor", "/advisor-os/details"] }),
+    // Pages that run a module script (the portal header's) preload what it imports.
+    modulePreload(),
     // `lazy-render` (src/styles/global.css) spares the first layout the sections below the first screen.
     criticalCss({ alwaysInline: [".lazy-render"] }),
   ],

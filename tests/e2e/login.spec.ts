@@ -151,3 +151,18 @@ test("has no axe violations", async ({ page }) => {
   const { violations } = await new AxeBuilder({ page }).analyze();
   expect(violations).toEqual([]);
 });
+
+test("the account pages load nothing from another origin (no third-party script where the session lives)", async ({
+  page,
+  baseURL,
+}) => {
+  const foreign: string[] = [];
+  page.on("request", (request) => {
+    const url = new URL(request.url());
+    if (url.protocol.startsWith("http") && url.origin !== new URL(baseURL!).origin) foreign.push(request.url());
+  });
+  for (const path of ["/login", "/forgot-password", "/reset-password"]) {
+    await page.goto(path, { waitUntil: "networkidle" });
+  }
+  expect(foreign).toEqual([]);
+});

@@ -1,0 +1,88 @@
+// Module preloads: after the build, each page that runs an external module script
+// (`<script type="module" src>`, such as the portal header's) gets a `<link rel="modulepreload">` in
+// its <head> for that script and every module it imports statically, transitively. Without them the
+// browser finds supabase-js only after the header's script has arrived and been parsed, one round
+// trip after another; with them every module downloads at once while the HTML is still parsed.
+// Islands' modules are not preloaded: they load when the island hydrates, by design.
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { init, parse } from "es-module-lexer";
+
+const MODULE_SCRIPT = /<script\b(?=[^>]*\btype="module")[^>]*\bsrc="([^"]+)"[^>]*><\/script>/g;
+
+/** The specifiers a module imports statically (not `import()`). */
+export function staticImports(code) {
+  const [imports] = parse(code);
+  return imports.filter((i) => i.d === -1 && i.n).map((i) => i.n);
+}
+
+/**
+ * The URLs to preload for a page: its module scripts on this site (under `base`) and what they
+ * import, in the order found. `readModule(url)` gives a module's code, or null when it is not ours.
+ */
+export async function preloadsFor(html, readModule, base = "/") {
+  const found = [];
+  const queue = [...html.matchAll(MODULE_SCRIPT)].map(([, src]) => src).filter((src) => src.startsWith(base));
+  while (queue.length) {
+    const url = queue.shift();
+    if (found.includes(url)) continue;
+    const code = await readModule(url);
+    if (code === null) continue;
+    found.push(url);
+    for (const specifier of staticImports(code)) {
+      if (specifier.startsWith("./") || specifier.startsWith("../") || specifier.startsWith("/")) {
+        queue.push(new URL(specifier, `https://site.invalid${url}`).pathname);
+      }
+    }
+  }
+  return found;
+}
+
+/** The page with a modulepreload link per URL before </head>, skipping those it already has. */
+export function addPreloads(html, urls) {
+  const missing = urls.filter((url) => !html.includes(`rel="modulepreload" href="${url}"`));
+  if (!missing.length) return html;
+  const links = missing.map((url) => `<link rel="modulepreload" href="${url}">`).join("");
+  return html.replace("</head>", `${links}</head>`);
+}
+
+/** @returns {import("astro").AstroIntegration} */
+export default function modulePreload() {
+  let base = "/";
+  return {
+    name: "module-preload",
+    hooks: {
+      "astro:config:done": ({ config }) => {
+        base = config.base.endsWith("/") ? config.base : `${config.base}/`;
+      },
+      "astro:build:done": async ({ dir, logger }) => {
+        await init;
+        const root = fileURLToPath(dir);
+        const cache = new Map();
+        const readModule = (url) => {
+          if (!cache.has(url))
+            cache.set(
+              url,
+              readFile(join(root, url.slice(base.length)), "utf8").catch(() => null),
+            );
+          return cache.get(url);
+        };
+        const entries = await readdir(root, { withFileTypes: true, recursive: true });
+        let pages = 0;
+        for (const entry of entries) {
+          if (!entry.isFile() || !entry.name.endsWith(".html")) continue;
+          const file = join(entry.parentPath, entry.name);
+          const html = await readFile(file, "utf8");
+          const urls = await preloadsFor(html, readModule, base);
+          const out = addPreloads(html, urls);
+          if (out !== html) {
+            await writeFile(file, out);
+            pages += 1;
+          }
+        }
+        logger.info(`module preloads added on ${pages} page(s)`);
+      },
+    },
+  };
+}
