@@ -74,7 +74,8 @@ export default function PurchaseHistory({ programs }: Props) {
                 ) : (
                   <span aria-hidden="true" className="size-12 shrink-0 rounded-xl bg-white/10" />
                 )}
-                <div className="min-w-0 flex-1">
+                {/* Wide enough for a program's name: on a phone the amount and status wrap below it. */}
+                <div className="min-w-40 flex-1">
                   <h3 className="font-semibold text-white">{purchase.productName}</h3>
                   <p className="mt-1 text-sm text-slate-300">
                     {purchase.purchaseDate ? (
@@ -84,8 +85,10 @@ export default function PurchaseHistory({ programs }: Props) {
                     )}
                   </p>
                 </div>
-                <p className="text-base font-semibold tabular-nums text-white">{purchase.amount}</p>
-                <Badge tone={purchase.status.tone}>{purchase.status.label}</Badge>
+                <div className="ml-auto flex items-center gap-4">
+                  <p className="text-base font-semibold tabular-nums text-white">{purchase.amount}</p>
+                  <Badge tone={purchase.status.tone}>{purchase.status.label}</Badge>
+                </div>
               </li>
             ))}
         </ul>
