@@ -166,3 +166,19 @@ test("the account pages load nothing from another origin (no third-party script 
   }
   expect(foreign).toEqual([]);
 });
+
+test("a visitor who is signed in already is offered the portal, and may sign in as someone else", async ({ page }) => {
+  const customer = await createCustomer();
+  await signIn(page, customer);
+  await expect(page).toHaveURL(/\/portal$/);
+  await page.goto("/login");
+  await expect(page.getByText(`You are signed in as ${customer.email}.`)).toBeVisible();
+  await expect(page.getByRole("link", { name: "Go to your portal" })).toHaveAttribute("href", "/portal");
+
+  const other = await createCustomer();
+  await signIn(page, other);
+  await expect(page).toHaveURL(/\/portal$/);
+  await expect(
+    page.getByRole("heading", { name: new RegExp(`Welcome back, ${other.email.split("@")[0]}`) }),
+  ).toBeVisible();
+});

@@ -2,6 +2,8 @@
 import { isAuthApiError } from "@supabase/supabase-js";
 import { useState, type SubmitEvent } from "react";
 import { authStorage, supabase } from "../../lib/supabase";
+import { useAtom } from "../../lib/useAtom";
+import { $auth } from "../../stores/session";
 import { returnPath } from "./next";
 import { Message, PasswordField, SubmitButton, TextField, useHydrated } from "./ui";
 
@@ -9,6 +11,7 @@ export default function LoginForm() {
   const hydrated = useHydrated();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const auth = useAtom($auth, { status: "loading" });
 
   async function signIn(event: SubmitEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -41,6 +44,16 @@ export default function LoginForm() {
 
   return (
     <form method="post" onSubmit={signIn} className="space-y-5">
+      {auth.status === "signed-in" && !busy && (
+        // Signed in already (another tab, a remembered session): the portal is one click away, and
+        // the form stays for signing in as someone else.
+        <p className="rounded-lg border border-violet-400/30 bg-violet-950/40 px-4 py-3 text-sm text-slate-200">
+          You are signed in{auth.user.email ? ` as ${auth.user.email}` : ""}.{" "}
+          <a href="/portal" className="font-semibold text-violet-300 hover:text-violet-200 hover:underline">
+            Go to your portal
+          </a>
+        </p>
+      )}
       <Message text={error} tone="error" />
       <TextField label="Email" type="email" name="email" autoComplete="username" required />
       <PasswordField label="Password" name="password" autoComplete="current-password" required />
