@@ -5,9 +5,9 @@
  * Account menu by keyboard, logout, the guard and its way back, the loading state the page is
  * built with, valid HTML and axe.
  */
-import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { HtmlValidate } from "html-validate";
+import { axeViolations } from "./axe";
 import { createCustomer, type OrderSeed, signIn } from "./customers";
 
 const PORTAL_PAGES = ["/portal", "/portal/settings", "/portal/settings/purchase-history"];
@@ -20,14 +20,6 @@ const EVERY_STATUS: OrderSeed[] = [
   { product: "OS_ACCELERATOR", status: "refunded", cents: 299_900, daysAgo: 10 },
   { product: "GROWTH_MINDSET", status: "completed", cents: 30_000, daysAgo: 30 },
 ];
-
-/** axe's violations on the page as it is, one readable line each. */
-async function axeViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page })
-    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"])
-    .analyze();
-  return results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
-}
 
 /** The stat tile of that name: its value. */
 const stat = (page: Page, name: string) =>

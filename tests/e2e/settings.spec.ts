@@ -4,42 +4,13 @@
  * (a real PNG), replaced by another image (the picture shown changes), a non-image and an
  * oversized image refused before anything is uploaded, the messages in a status region, axe.
  */
-import { crc32, deflateSync } from "node:zlib";
-import AxeBuilder from "@axe-core/playwright";
+import { axeViolations, VIEWPORTS } from "./axe";
 import { expect, type Page, test } from "@playwright/test";
 import { createClient } from "@supabase/supabase-js";
 import { apiKey } from "../../local/jwt.ts";
+import { JPEG, png } from "../support/images";
 import { createCustomer, type Customer, serviceClient, signIn } from "./customers";
 import { LOCAL_SITE } from "./servers";
-
-/** A valid PNG of one colour, `size` pixels square. */
-function png(rgb: [number, number, number], size = 4): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body), body.length + 4);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(size, 0);
-  header.writeUInt32BE(size, 4);
-  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
-  const row = Buffer.concat([Buffer.from([0]), ...Array.from({ length: size }, () => Buffer.from(rgb))]);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", header),
-    chunk("IDAT", deflateSync(Buffer.concat(Array.from({ length: size }, () => row)))),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
-}
-
-/** A 1×1 JPEG, one violet pixel, as an image encoder wrote it. */
-const JPEG = Buffer.from(
-  "/9j/2wBDAAYEBQYFBAYGBQYHBwYIChAKCgkJChQODwwQFxQYGBcUFhYaHSUfGhsjHBYWICwgIyYnKSopGR8tMC0oMCUoKSj/2wBDAQcHBwoIChMKChMoGhYaKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCj/wAARCAABAAEDASIAAhEBAxEB/8QAFQABAQAAAAAAAAAAAAAAAAAAAAb/xAAUEAEAAAAAAAAAAAAAAAAAAAAA/8QAFQEBAQAAAAAAAAAAAAAAAAAABQf/xAAUEQEAAAAAAAAAAAAAAAAAAAAA/9oADAMBAAIRAxEAPwCXAVkq/9k=",
-  "base64",
-);
 
 /**
  * The customer's profile row, read as the customer (the service role has no grant on profiles:
@@ -178,7 +149,7 @@ test("uploads an avatar, replaces it with another image, and shows the new one a
   await expect(input).toHaveAttribute("accept", "image/png,image/jpeg,image/webp");
   await expect(input).toHaveAccessibleDescription(/Upload a 100x100px image/);
 
-  await input.setInputFiles({ name: "red.png", mimeType: "image/png", buffer: png([220, 20, 20]) });
+  await input.setInputFiles({ name: "red.png", mimeType: "image/png", buffer: png([220, 20, 20], 4) });
   await expect(status(page)).toHaveText("Avatar updated successfully!");
   const picture = page.getByRole("img", { name: "Your profile picture" });
   const path = `${customer.id}/${customer.id}.png`;
@@ -189,7 +160,7 @@ test("uploads an avatar, replaces it with another image, and shows the new one a
   await expect(page.getByRole("banner").locator("img")).toHaveAttribute("src", first!);
 
   // The same file name again, another picture: a new version, and the browser shows the new one.
-  await input.setInputFiles({ name: "blue.png", mimeType: "image/png", buffer: png([20, 20, 220]) });
+  await input.setInputFiles({ name: "blue.png", mimeType: "image/png", buffer: png([20, 20, 220], 4) });
   await expect(picture).not.toHaveAttribute("src", first!);
   const second = await picture.getAttribute("src");
   expect(second!.split("?")[0]).toBe(first!.split("?")[0]);
@@ -222,7 +193,7 @@ test("refuses a file that is not an image, and one over 2 MB, before uploading a
 
   await page.getByRole("button", { name: "Dismiss" }).click();
   await expect(status(page)).toHaveCount(0);
-  const big = Buffer.concat([png([1, 2, 3]), Buffer.alloc(2 * 1024 * 1024)]);
+  const big = Buffer.concat([png([1, 2, 3], 4), Buffer.alloc(2 * 1024 * 1024)]);
   await input.setInputFiles({ name: "huge.png", mimeType: "image/png", buffer: big });
   await expect(status(page)).toHaveText("Error uploading avatar: The image must be 2 MB or smaller.");
 
@@ -252,7 +223,7 @@ test("shows the bucket's own refusal when it refuses an upload", async ({ page }
   await page.getByLabel("Upload new picture").setInputFiles({
     name: "a.png",
     mimeType: "image/png",
-    buffer: png([0, 0, 0]),
+    buffer: png([0, 0, 0], 4),
   });
   await expect(status(page)).toHaveText("Error uploading avatar: mime type image/png is not supported");
 });
@@ -291,14 +262,8 @@ test("axe finds no violations on the settings page, with a message shown", async
   await openSettings(page, await createCustomer());
   await page.getByRole("button", { name: "Save Changes" }).click();
   await expect(status(page)).toHaveText("Profile updated successfully!");
-  for (const viewport of [
-    { width: 1280, height: 900 },
-    { width: 390, height: 844 },
-  ]) {
+  for (const viewport of VIEWPORTS) {
     await page.setViewportSize(viewport);
-    const results = await new AxeBuilder({ page })
-      .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"])
-      .analyze();
-    expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
   }
 });

@@ -15,46 +15,23 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
-import { crc32, deflateSync } from "node:zlib";
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSigner } from "../../local/jwt.ts";
 import { startStack, type Stack } from "../../local/stack.ts";
 import { BACKENDS, startTestStack, type TestStack } from "../../local/harness.ts";
+import { JPEG as JPEG_BYTES, png as onePixelPng } from "../support/images";
 
 const ADA = { id: "00000000-0000-4000-8000-0000000000ad", email: "ada.avatar@example.com" };
 const BEN = { id: "00000000-0000-4000-8000-0000000000be", email: "ben.avatar@example.com" };
 const CAL = { id: "00000000-0000-4000-8000-0000000000ca", email: "cal.avatar@example.com" };
 const TWO_MIB = 2 * 1024 * 1024;
 
-/** A valid 1×1 PNG of one colour. */
-function png(rgb: [number, number, number]): Uint8Array {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body), body.length + 4);
-    return out;
-  };
-  const header = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]); // 1×1, 8-bit RGB
-  return new Uint8Array(
-    Buffer.concat([
-      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-      chunk("IHDR", header),
-      chunk("IDAT", deflateSync(Buffer.from([0, ...rgb]))),
-      chunk("IEND", Buffer.alloc(0)),
-    ]),
-  );
-}
+/** A valid 1×1 PNG of one colour, as the bytes supabase-js uploads. */
+const png = (rgb: [number, number, number]) => new Uint8Array(onePixelPng(rgb));
 
 /** A 1×1 JPEG and a 1×1 WebP (lossy), one violet pixel each, as an image encoder wrote them. */
-const JPEG = new Uint8Array(
-  Buffer.from(
-    "/9j/2wBDAAYEBQYFBAYGBQYHBwYIChAKCgkJChQODwwQFxQYGBcUFhYaHSUfGhsjHBYWICwgIyYnKSopGR8tMC0oMCUoKSj/2wBDAQcHBwoIChMKChMoGhYaKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCj/wAARCAABAAEDASIAAhEBAxEB/8QAFQABAQAAAAAAAAAAAAAAAAAAAAb/xAAUEAEAAAAAAAAAAAAAAAAAAAAA/8QAFQEBAQAAAAAAAAAAAAAAAAAABQf/xAAUEQEAAAAAAAAAAAAAAAAAAAAA/9oADAMBAAIRAxEAPwCXAVkq/9k=",
-    "base64",
-  ),
-);
+const JPEG = new Uint8Array(JPEG_BYTES);
 const WEBP = new Uint8Array(
   Buffer.from("UklGRjgAAABXRUJQVlA4ICwAAACQAQCdASoBAAEAAUAmJaACdLoAA5gA/u7T3/7nA/7nA/7nA/jr/FAKRwHgAA==", "base64"),
 );
