@@ -46,7 +46,7 @@ on conflict (id) do nothing;
 
 insert into public.stripe_customers (user_id, customer_id)
 values ('5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f', 'cus_DemoCustomer01')
-on conflict (user_id) do nothing;
+on conflict (customer_id) do nothing;
 
 insert into public.stripe_orders (
   checkout_session_id, payment_intent_id, customer_id, product_key,

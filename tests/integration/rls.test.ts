@@ -174,13 +174,17 @@ describe.each(BACKENDS)("on $name", (backend) => {
         "authenticated SELECT stripe_customers",
         "authenticated SELECT stripe_orders",
         "authenticated SELECT stripe_user_orders",
+        "service_role DELETE buyer_invites",
+        "service_role INSERT buyer_invites",
         "service_role INSERT stripe_customers",
         "service_role INSERT stripe_events",
         "service_role INSERT stripe_orders",
+        "service_role SELECT buyer_invites",
         "service_role SELECT stripe_customers",
         "service_role SELECT stripe_events",
         "service_role SELECT stripe_orders",
         "service_role SELECT stripe_user_orders",
+        "service_role UPDATE buyer_invites",
         "service_role UPDATE stripe_customers",
         "service_role UPDATE stripe_events",
         "service_role UPDATE stripe_orders",
@@ -267,6 +271,16 @@ describe.each(BACKENDS)("on $name", (backend) => {
         ["A", userA, "insert into public.stripe_events (id, type) values ('evt_forged', 'x') returning id"],
         ["A", userA, "select * from public.stripe_events"],
         ["A", userA, "select id, email from auth.users"],
+        // The webhook's functions and its invite claims are the service role's alone.
+        ["A", userA, "select public.auth_user_id_by_email('demo@advisoraccelerator.com') as id"],
+        ["A", userA, "select public.claim_buyer_invite('a@example.com') as claimed"],
+        [
+          "A",
+          userA,
+          `select public.record_stripe_event('evt_forged_rpc', 'checkout.session.completed', 'cs_test_forged', 'cus_A1', '${A}', null, 'AI_ACCELERATOR', 0, 0, 'usd', 'paid', 'completed') as r`,
+        ],
+        ["A", userA, "select * from public.buyer_invites"],
+        ["A", userA, "insert into public.buyer_invites (email) values ('a@example.com') returning email"],
         // Anonymous visitors.
         ["anon", anon, "select * from public.profiles"],
         ["anon", anon, "select * from public.stripe_orders"],
@@ -282,6 +296,13 @@ describe.each(BACKENDS)("on $name", (backend) => {
         ["anon", anon, "select name from storage.objects"],
         ["anon", anon, `insert into storage.objects (bucket_id, name) values ('avatars', '${A}/x.png') returning name`],
         ["anon", anon, "select id, email from auth.users"],
+        ["anon", anon, "select public.auth_user_id_by_email('demo@advisoraccelerator.com') as id"],
+        [
+          "anon",
+          anon,
+          "select public.record_stripe_event('evt_anon_rpc', 'checkout.session.completed', 'cs_test_anon', 'cus_A1', null, null, 'AI_ACCELERATOR', 0, 0, 'usd', 'paid', 'completed') as r",
+        ],
+        ["anon", anon, "select * from public.buyer_invites"],
         // B, checking A's side too.
         ["B", userB, `select * from public.profiles where id = '${A}'`],
         ["B", userB, "select * from public.stripe_user_orders where customer_id = 'cus_A1'"],
@@ -289,7 +310,7 @@ describe.each(BACKENDS)("on $name", (backend) => {
       for (const [who, claims, sql] of others) await mustNotLeak(who, claims, sql);
       console.log(`RLS probes on ${backend.name}: ${counts.tried} tried, ${counts.leaked} leaked`);
       expect(leaks).toEqual([]);
-      expect(counts.tried).toBeGreaterThanOrEqual(29);
+      expect(counts.tried).toBeGreaterThanOrEqual(37);
     });
 
     it("left every row as it was", async () => {

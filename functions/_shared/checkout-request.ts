@@ -1,0 +1,65 @@
+/**
+ * The request the checkout page sends to the `stripe-checkout` function: the spec's body
+ * (price_id, mode, success_url, cancel_url, customer_email) plus the visit's first-touch
+ * attribution. Pure and dependency-free: the checkout island builds it with `checkoutRequest`, the
+ * function reads it with `readCheckoutRequest`, which trusts nothing the browser sent.
+ */
+
+/** The attribution fields a checkout carries into the order (src/lib/attribution.ts records them). */
+export const ATTRIBUTION_KEYS = [
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_term",
+  "utm_content",
+  "referrer",
+  "landing_page",
+] as const;
+export type AttributionKey = (typeof ATTRIBUTION_KEYS)[number];
+/** Stripe keeps metadata values up to 500 characters; ours are cut well below that. */
+export const ATTRIBUTION_VALUE_MAX = 200;
+
+export interface CheckoutRequest {
+  /** The program's Stripe price lookup key (content/programs/*.yaml `stripeLookupKey`). */
+  price_id: string;
+  mode: "payment";
+  /** Where Stripe sends the buyer after paying; Stripe fills in `{CHECKOUT_SESSION_ID}`. */
+  success_url: string;
+  /** Where the hosted page's back link leads: this program's checkout page. */
+  cancel_url: string;
+  customer_email: string;
+  attribution?: Partial<Record<AttributionKey, string>>;
+}
+
+/** The success page, with the placeholder Stripe replaces by the Checkout Session's id. */
+export const SUCCESS_PATH = "/checkout/success?session_id={CHECKOUT_SESSION_ID}";
+
+/** The same check as an `<input type="email">`: something@host, no spaces. Stripe accepts no less. */
+const EMAIL =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
+
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && EMAIL.test(value);
+}
+
+/** The body for buying `program` from a page on `origin`. */
+export function checkoutRequest(
+  origin: string,
+  program: { checkoutKey: string; stripeLookupKey: string },
+  email: string,
+  attribution?: Partial<Record<string, string>> | null,
+): CheckoutRequest {
+  const kept: Partial<Record<AttributionKey, string>> = {};
+  for (const key of ATTRIBUTION_KEYS) {
+    const value = attribution?.[key];
+    if (typeof value === "string" && value) kept[key] = value.slice(0, ATTRIBUTION_VALUE_MAX);
+  }
+  return {
+    price_id: program.stripeLookupKey,
+    mode: "payment",
+    success_url: new URL(SUCCESS_PATH, origin).href.replace("%7BCHECKOUT_SESSION_ID%7D", "{CHECKOUT_SESSION_ID}"),
+    cancel_url: new URL(`/checkout/${program.checkoutKey}`, origin).href,
+    customer_email: email.trim(),
+    ...(Object.keys(kept).length > 0 ? { attribution: kept } : {}),
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * The `stripe` library as the functions use it: through `fetch` (the Node http module does not
+ * exist on Supabase Edge), with the async Web Crypto signature verifier (the synchronous one fails
+ * there), network retries (the library sends an idempotency key with each retried POST) and,
+ * when STRIPE_API_URL is set, aimed at another API host: the local stack's Stripe stand-in.
+ */
+import Stripe from "stripe";
+import { type Env, required } from "./env.ts";
+
+export { Stripe };
+
+const clients = new Map<string, Stripe>();
+
+/** One client per key and API address, kept across requests of a warm function instance. */
+export function stripeClient(env: Env): Stripe {
+  const { STRIPE_SECRET_KEY } = required(env, ["STRIPE_SECRET_KEY"]);
+  const api = env.STRIPE_API_URL?.trim() ?? "";
+  const id = `${STRIPE_SECRET_KEY}@${api}`;
+  let client = clients.get(id);
+  if (!client) {
+    const target = api ? new URL(api) : null;
+    client = new Stripe(STRIPE_SECRET_KEY, {
+      httpClient: Stripe.createFetchHttpClient(),
+      maxNetworkRetries: 2,
+      timeout: 20_000,
+      appInfo: { name: "advisor-accelerator" },
+      ...(target
+        ? {
+            host: target.hostname,
+            port: target.port || (target.protocol === "https:" ? "443" : "80"),
+            protocol: target.protocol === "https:" ? "https" : "http",
+          }
+        : {}),
+    });
+    clients.set(id, client);
+  }
+  return client;
+}
+
+/** Web Crypto HMAC for `webhooks.constructEventAsync`: works on Deno, Node and every edge runtime. */
+export const cryptoProvider = Stripe.createSubtleCryptoProvider();

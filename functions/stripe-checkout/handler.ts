@@ -1,0 +1,91 @@
+/**
+ * `stripe-checkout`: creates a Stripe Checkout Session for one program and answers `{ url }`,
+ * the hosted payment page the checkout page sends the buyer to. The request is checked first
+ * (./request.ts): nothing is created for a refused one. The price is found by its lookup key and
+ * must match the catalogue's amount; the buyer's Stripe customer is reused by e-mail or created,
+ * so every paid session is tied to a buyer; the program key and the visit's attribution go into
+ * the session's metadata, where the webhook reads them. Runs under Node (local stack, tests)
+ * and Deno (Supabase Edge, ./index.ts).
+ */
+import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
+import type { CatalogueProduct } from "../_shared/catalogue.ts";
+import { ConfigError, type Env, json } from "../_shared/env.ts";
+import { type Stripe, stripeClient } from "../_shared/stripe.ts";
+import { readCheckoutRequest } from "./request.ts";
+
+/** Prices change rarely: a warm instance keeps a looked-up price this long. */
+const PRICE_TTL_MS = 5 * 60_000;
+const prices = new Map<string, { price: Stripe.Price; until: number }>();
+
+/** The active price with the product's lookup key, checked against the catalogue's amount. */
+async function priceOf(stripe: Stripe, product: CatalogueProduct): Promise<Stripe.Price> {
+  const cached = prices.get(product.lookupKey);
+  if (cached && cached.until > Date.now()) return cached.price;
+  const { data } = await stripe.prices.list({ lookup_keys: [product.lookupKey], active: true, limit: 1 });
+  const price = data[0];
+  if (!price)
+    throw new ConfigError(`No active Stripe price has lookup key ${product.lookupKey}: run npm run stripe:setup`);
+  if (price.unit_amount !== product.priceCents || price.currency !== product.currency) {
+    throw new ConfigError(
+      `Stripe price ${price.id} (${product.lookupKey}) is ${price.unit_amount} ${price.currency}, the catalogue says ${product.priceCents} ${product.currency}: run npm run stripe:setup`,
+    );
+  }
+  prices.set(product.lookupKey, { price, until: Date.now() + PRICE_TTL_MS });
+  return price;
+}
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The buyer's Stripe customer: the newest with this e-mail, or a new one. */
+async function customerFor(stripe: Stripe, email: string): Promise<string> {
+  const { data } = await stripe.customers.list({ email, limit: 1 });
+  if (data[0]) return data[0].id;
+  // Two first checkouts at once get the same new customer: Stripe replays a keyed create for 24 h.
+  const customer = await stripe.customers.create({ email }, { idempotencyKey: `customer-${await sha256(email)}` });
+  return customer.id;
+}
+
+export default async function handler(request: Request, env: Env): Promise<Response> {
+  const origins = parseOrigins(env.ALLOWED_ORIGINS);
+  const early = preflight(request, origins);
+  if (early) return early;
+  const answer = (body: unknown, status = 200) =>
+    withCors(request, json(body, status, status === 405 ? { allow: "POST, OPTIONS" } : {}), origins);
+  if (request.method !== "POST") return answer({ error: "Method not allowed: use POST." }, 405);
+
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch {
+    return answer({ error: "The request body must be JSON." }, 400);
+  }
+  const read = readCheckoutRequest(body, origins);
+  if (!read.ok) return answer({ error: read.error }, read.status);
+  const { product, email, successUrl, cancelUrl, attribution } = read.request;
+
+  try {
+    const stripe = stripeClient(env);
+    const [price, customer] = await Promise.all([priceOf(stripe, product), customerFor(stripe, email)]);
+    const session = await stripe.checkout.sessions.create(
+      {
+        mode: "payment",
+        customer,
+        line_items: [{ price: price.id, quantity: 1 }],
+        success_url: successUrl,
+        cancel_url: cancelUrl,
+        metadata: { product_key: product.key, ...attribution },
+        payment_intent_data: { metadata: { product_key: product.key } },
+      },
+      { idempotencyKey: `checkout-${crypto.randomUUID()}` },
+    );
+    if (!session.url) throw new Error(`Checkout Session ${session.id} has no url`);
+    return answer({ url: session.url });
+  } catch (error) {
+    console.error("stripe-checkout failed:", error);
+    const status = error instanceof ConfigError ? 500 : 502;
+    return answer({ error: "The payment provider could not start the checkout. Please try again." }, status);
+  }
+}

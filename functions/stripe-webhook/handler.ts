@@ -1,0 +1,46 @@
+/**
+ * `stripe-webhook`: Stripe's events about our Checkout Sessions and refunds. The signature is
+ * verified on the raw body with the library's async verifier (the synchronous one needs Node's
+ * crypto, absent on edge runtimes), with Stripe's 300-second tolerance, before anything is read.
+ * The event is processed before the answer (./process.ts): a 2xx tells Stripe the purchase is
+ * recorded, a 5xx makes it deliver again later; events of no concern get a 2xx. Deployed with
+ * `verify_jwt = false` (supabase/config.toml): Stripe sends no Supabase JWT, its signature is the
+ * check. Runs under Node (local stack, tests) and Deno (Supabase Edge, ./index.ts).
+ */
+import { adminClient } from "../_shared/supabase-admin.ts";
+import { ConfigError, type Env, json, required } from "../_shared/env.ts";
+import { cryptoProvider, type Stripe, stripeClient } from "../_shared/stripe.ts";
+import { processEvent } from "./process.ts";
+
+/** Stripe's default: a signature older than five minutes is refused (a replayed request). */
+const TOLERANCE_SECONDS = 300;
+
+export default async function handler(request: Request, env: Env): Promise<Response> {
+  if (request.method !== "POST") return json({ error: "Method not allowed: use POST." }, 405, { allow: "POST" });
+  let stripe: Stripe;
+  let secret: string;
+  try {
+    stripe = stripeClient(env);
+    secret = required(env, ["STRIPE_WEBHOOK_SECRET"]).STRIPE_WEBHOOK_SECRET;
+  } catch (error) {
+    console.error("stripe-webhook is not configured:", (error as Error).message);
+    return json({ error: "Webhook not configured." }, 500);
+  }
+  const signature = request.headers.get("stripe-signature");
+  if (!signature) return json({ error: "Missing Stripe-Signature header." }, 400);
+  const payload = await request.text();
+  let event: Stripe.Event;
+  try {
+    event = await stripe.webhooks.constructEventAsync(payload, signature, secret, TOLERANCE_SECONDS, cryptoProvider);
+  } catch {
+    return json({ error: "Invalid signature." }, 400);
+  }
+  try {
+    const outcome = await processEvent(event, { stripe, admin: adminClient(env) });
+    return json({ received: true, outcome });
+  } catch (error) {
+    console.error(`stripe-webhook could not process ${event.type} ${event.id}:`, error);
+    const configured = !(error instanceof ConfigError);
+    return json({ error: configured ? "Processing failed; Stripe will retry." : "Webhook not configured." }, 500);
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * What a verified Stripe event does to the database: the webhook's whole logic, shared by the
+ * handler (./handler.ts) and `npm run stripe:reconcile`. Each event about a Checkout Session of
+ * ours ends in one call of `record_stripe_event` (supabase/migrations/*_checkout_webhook.sql),
+ * which records the event id and upserts the customer and the order in one transaction; the
+ * buyer's account is found or created (with the set-password e-mail) before it. Every step is
+ * idempotent, so a redelivery or a concurrent delivery cannot add a second order or user, and
+ * the database keeps an order's status from moving backwards when events arrive out of order.
+ */
+import type { SupabaseClient } from "@supabase/supabase-js";
+import { CATALOGUE } from "../_shared/catalogue.ts";
+import { ATTRIBUTION_KEYS } from "../_shared/checkout-request.ts";
+import type { Stripe } from "../_shared/stripe.ts";
+
+export type Outcome = "recorded" | "duplicate" | "ignored";
+type OrderStatus = "pending" | "completed" | "canceled" | "refunded" | "failed";
+
+/** An error a later delivery may not meet (the database or Auth was unreachable): answer 5xx. */
+export class RetryableError extends Error {}
+
+export interface Deps {
+  stripe: Stripe;
+  admin: SupabaseClient;
+  /** Where a message about an event we skip goes; console by default. */
+  log?: (message: string) => void;
+}
+
+/** The order status an event about `session` means, or null for one that does not concern orders. */
+function statusFor(type: string, session: Stripe.Checkout.Session): OrderStatus | null {
+  switch (type) {
+    case "checkout.session.completed":
+      return session.payment_status === "unpaid" ? "pending" : "completed";
+    case "checkout.session.async_payment_succeeded":
+      return "completed";
+    case "checkout.session.async_payment_failed":
+      return "failed";
+    case "checkout.session.expired":
+      return "canceled";
+    default:
+      return null;
+  }
+}
+
+/** How long a delivery waits for a concurrent one that is creating the same buyer's account. */
+const WAIT_FOR_ACCOUNT_MS = 3_000;
+
+/**
+ * The account of `email`: found, or created with the set-password (invite) e-mail. Of concurrent
+ * deliveries for one new buyer, only the one that claims the address invites (Auth would e-mail
+ * an unconfirmed address again on every invite); the others wait for the account to appear.
+ */
+export async function ensureBuyer(admin: SupabaseClient, email: string, log: (m: string) => void): Promise<string> {
+  const lookup = async () => {
+    const { data, error } = await admin.rpc("auth_user_id_by_email", { p_email: email });
+    if (error) throw new RetryableError(`Looking up the buyer's account failed: ${error.message}`);
+    return (data as string | null) ?? null;
+  };
+  const existing = await lookup();
+  if (existing) return existing;
+
+  const claim = await admin.rpc("claim_buyer_invite", { p_email: email });
+  if (claim.error) throw new RetryableError(`Claiming the buyer's invite failed: ${claim.error.message}`);
+  if (claim.data !== true) {
+    for (let waited = 0; waited < WAIT_FOR_ACCOUNT_MS; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const created = await lookup();
+      if (created) return created;
+    }
+    throw new RetryableError(`Another delivery is still creating the account of ${email}`);
+  }
+
+  const done = async (userId: string) => {
+    const { error } = await admin.from("buyer_invites").update({ user_id: userId }).eq("email", email.toLowerCase());
+    if (error) log(`Could not mark the invite of ${email} as sent: ${error.message}`);
+    return userId;
+  };
+  const invited = await admin.auth.admin.inviteUserByEmail(email);
+  if (!invited.error) return done(invited.data.user.id);
+  const now = await lookup();
+  if (now) return done(now);
+  const status = invited.error.status ?? 0;
+  if (status === 0 || status === 429 || status >= 500) {
+    // Let the next delivery claim the address at once.
+    await admin.from("buyer_invites").delete().eq("email", email.toLowerCase()).is("user_id", null);
+    throw new RetryableError(`Inviting the buyer failed: ${invited.error.message}`);
+  }
+  // Auth refuses to e-mail this address (e.g. an SMTP allow-list): the purchase still gets its
+  // account, and the buyer can ask for a password link from /forgot-password.
+  log(`The set-password e-mail to ${email} was refused (${invited.error.message}); creating the account without it.`);
+  const created = await admin.auth.admin.createUser({ email, email_confirm: true });
+  if (created.data.user) return done(created.data.user.id);
+  const afterCreate = await lookup();
+  if (afterCreate) return done(afterCreate);
+  throw new RetryableError(`Creating the buyer's account failed: ${created.error?.message}`);
+}
+
+/** Records `event` about `session` as an order in `status`. */
+async function recordSession(
+  event: Stripe.Event,
+  session: Stripe.Checkout.Session,
+  status: OrderStatus,
+  deps: Deps,
+): Promise<Outcome> {
+  const log = deps.log ?? ((m: string) => console.warn(m));
+  const product = CATALOGUE.find((p) => p.key === session.metadata?.product_key);
+  const customerId = typeof session.customer === "string" ? session.customer : (session.customer?.id ?? null);
+  const email = session.customer_details?.email ?? session.customer_email ?? null;
+  if (session.mode !== "payment" || !product || !customerId || (!email && status !== "canceled")) {
+    log(`Skipped ${event.type} ${event.id}: session ${session.id} is not a checkout of this site.`);
+    return "ignored";
+  }
+  const userId = status === "canceled" ? null : await ensureBuyer(deps.admin, email!, log);
+  const attribution: Record<string, string> = {};
+  for (const key of ATTRIBUTION_KEYS) {
+    const value = session.metadata?.[key];
+    if (value) attribution[key] = value;
+  }
+  const paymentIntent =
+    typeof session.payment_intent === "string" ? session.payment_intent : (session.payment_intent?.id ?? null);
+  const { data, error } = await deps.admin.rpc("record_stripe_event", {
+    p_event_id: event.id,
+    p_event_type: event.type,
+    p_checkout_session_id: session.id,
+    p_customer_id: customerId,
+    p_user_id: userId,
+    p_payment_intent_id: paymentIntent,
+    p_product_key: product.key,
+    p_amount_subtotal: session.amount_subtotal ?? session.amount_total ?? 0,
+    p_amount_total: session.amount_total ?? 0,
+    p_currency: session.currency ?? product.currency,
+    p_payment_status: session.payment_status,
+    p_status: status,
+    p_attribution: attribution,
+  });
+  if (error) throw new RetryableError(`Recording ${event.type} ${event.id} failed: ${error.message}`);
+  return data as Outcome;
+}
+
+/** Was this event recorded before? A fast answer for redeliveries; correctness does not rest on it. */
+async function seen(admin: SupabaseClient, eventId: string): Promise<boolean> {
+  const { data, error } = await admin.from("stripe_events").select("id").eq("id", eventId).maybeSingle();
+  if (error) throw new RetryableError(`Reading processed events failed: ${error.message}`);
+  return data !== null;
+}
+
+export async function processEvent(event: Stripe.Event, deps: Deps): Promise<Outcome> {
+  if (event.type === "charge.refunded") {
+    const charge = event.data.object;
+    // A partial refund leaves the program with the buyer.
+    if (!charge.refunded || !charge.payment_intent) return "ignored";
+    if (await seen(deps.admin, event.id)) return "duplicate";
+    const paymentIntent = typeof charge.payment_intent === "string" ? charge.payment_intent : charge.payment_intent.id;
+    const { data } = await deps.stripe.checkout.sessions.list({ payment_intent: paymentIntent, limit: 1 });
+    if (!data[0]) return "ignored";
+    return recordSession(event, data[0], "refunded", deps);
+  }
+  if (!event.type.startsWith("checkout.session.")) return "ignored";
+  const session = event.data.object as Stripe.Checkout.Session;
+  const status = statusFor(event.type, session);
+  if (!status) return "ignored";
+  if (await seen(deps.admin, event.id)) return "duplicate";
+  return recordSession(event, session, status, deps);
+}
