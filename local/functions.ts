@@ -5,7 +5,9 @@
  * (`[functions.<name>]` in supabase/config.toml), lets CORS preflight requests (OPTIONS) through
  * unchecked, and passes the request on unchanged: it adds no CORS headers, so each function
  * answers its own preflight (functions/_shared/cors.ts). The function gets the environment
- * Supabase gives every function. Dev and test only.
+ * Supabase gives every function, and the stack's own settings for it: the site's URL and, unless
+ * a real STRIPE_SECRET_KEY is set, the Stripe stand-in's key, address and signing secret
+ * (`localEnv`, from local/stack.ts). Dev and test only.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -17,7 +19,12 @@ export type FunctionHandler = (request: Request, env: Record<string, string | un
 
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
 
-export async function handleFunctions(request: Request, context: Context, functionsDir: string): Promise<Response> {
+export async function handleFunctions(
+  request: Request,
+  context: Context,
+  functionsDir: string,
+  localEnv: { SITE_URL?: string } & Record<string, string> = {},
+): Promise<Response> {
   const url = new URL(request.url);
   const name = url.pathname.slice("/functions/v1/".length).split("/")[0] ?? "";
   const file = join(functionsDir, name, "handler.ts");
@@ -34,10 +41,15 @@ export async function handleFunctions(request: Request, context: Context, functi
   if (typeof module.default !== "function") {
     return json({ code: "BOOT_ERROR", message: "Function failed to start (please check logs)" }, 503);
   }
+  const { SITE_URL, ...stackEnv } = localEnv;
   const env = {
     // The origins the site's pages call from (functions/_shared/cors.ts): the site's, unless set.
     ALLOWED_ORIGINS: new URL(context.config.auth.siteUrl).origin,
     ...process.env,
+    // The site's public URL, unless set.
+    ...(SITE_URL && !process.env.SITE_URL?.trim() ? { SITE_URL } : {}),
+    // The stack's own services (the Stripe stand-in), which the stack gives only when no real ones are set.
+    ...stackEnv,
     SUPABASE_URL: context.config.url,
     SUPABASE_ANON_KEY: context.signer.anonKey,
     SUPABASE_SERVICE_ROLE_KEY: context.signer.serviceKey,

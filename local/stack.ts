@@ -1,7 +1,8 @@
 /**
  * The local stack: one HTTP server that serves the built site and the Supabase API the product
  * calls (`/auth/v1`, `/rest/v1`, `/storage/v1`, `/functions/v1`) plus the mail outbox, over
- * embedded Postgres (PGlite) in a data folder, or a PostgreSQL server when a URL is given.
+ * embedded Postgres (PGlite) in a data folder, or a PostgreSQL server when a URL is given; and
+ * a stand-in for the part of Stripe the product uses (`/v1/...`, `/_local/stripe`; local/stripe/).
  * Settings come from supabase/config.toml (local/config.ts). It listens on 127.0.0.1 unless told
  * otherwise: its API keys are signed with the Supabase CLI's public demo secret.
  * `npm start` runs it through local/start.ts; the integration tests start it in-process.
@@ -13,6 +14,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { isIP, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Readable } from "node:stream";
+import Stripe from "stripe";
+import { CATALOGUE } from "../functions/_shared/catalogue.ts";
+import { setupCatalogue } from "../functions/_shared/stripe-setup.ts";
 import { handleAuth } from "./auth/index.ts";
 import { type ConfigOverrides, loadConfig, type StackConfig } from "./config.ts";
 import { type Database, migrate, openDatabase } from "./db.ts";
@@ -24,6 +28,13 @@ import { handleRest } from "./postgrest/index.ts";
 import { businessAddress, handleScheduling, SCHEDULING_PATH } from "./scheduling.ts";
 import { staticHandler } from "./static.ts";
 import { handleStorage } from "./storage.ts";
+import {
+  createStripe,
+  STRIPE_API_PREFIX,
+  type StripeOptions,
+  type StripeService,
+  type StripeStandIn,
+} from "./stripe/index.ts";
 
 const root = join(import.meta.dirname, "..");
 
@@ -55,6 +66,8 @@ export interface StackOptions {
   config?: ConfigOverrides;
   /** Where the scheduling stand-in sends lead notifications; default content/site.yaml's contact e-mail. */
   leadsTo?: string;
+  /** The Stripe stand-in's settings: webhook retry delays and timeout (tests), the catalogue. */
+  stripe?: StripeOptions;
 }
 
 export interface Stack {
@@ -68,6 +81,8 @@ export interface Stack {
   mail: Mailer;
   signer: Signer;
   outboxUrl: string;
+  /** The Stripe stand-in: its keys, the dashboard's steps, the webhook delivery log. */
+  stripe: StripeStandIn;
   close(): Promise<void>;
 }
 
@@ -138,10 +153,34 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   }
   const { url } = config;
   const port = (server.address() as AddressInfo).port;
+  let stripe: StripeService;
+  try {
+    stripe = createStripe({ ...options.stripe, url, dataDir: dataDir || undefined });
+  } catch (error) {
+    server.close();
+    await db.close();
+    unlock();
+    throw error;
+  }
+  // The functions use the stand-in unless a real Stripe key is set (then it runs unused).
+  const functionEnv = (): Record<string, string> => ({
+    SITE_URL: config.auth.siteUrl,
+    ...(process.env.STRIPE_SECRET_KEY?.trim()
+      ? {}
+      : {
+          STRIPE_SECRET_KEY: stripe.handle.secretKey,
+          STRIPE_API_URL: url,
+          STRIPE_WEBHOOK_SECRET: stripe.handle.webhookSecret,
+        }),
+  });
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? "/").split("?")[0]!;
     const api = API_PREFIXES.find((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+    if (path === STRIPE_API_PREFIX || path.startsWith(`${STRIPE_API_PREFIX}/`)) {
+      void answer(req, res, (request) => stripe.api(request));
+      return;
+    }
     if (path.startsWith(`${SCHEDULING_PATH}/`)) {
       void answer(req, res, async (request) => (await handleScheduling(request, mail, leadsTo)) ?? notFound());
       return;
@@ -157,9 +196,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       if (!api) {
         if (!isLoopback(ip))
           return new Response("Not found", { status: 404, headers: { "content-type": "text/plain" } });
-        return outboxPage(path, mail) ?? new Response("Not found", { status: 404 });
+        return (await stripe.page(request)) ?? outboxPage(path, mail) ?? new Response("Not found", { status: 404 });
       }
-      if (api === "/functions/v1") return handleFunctions(request, context, functionsDir);
+      if (api === "/functions/v1") return handleFunctions(request, context, functionsDir, functionEnv());
       const cors = corsHeaders(request);
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: cors });
       const response = await route(api, request, context);
@@ -170,6 +209,32 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   });
 
   let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await stripe.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await db.close();
+      unlock();
+    })();
+    return closing;
+  };
+  if (options.stripe?.catalogue !== false) {
+    // The programs on sale, as `npm run stripe:setup` makes them at Stripe (idempotent).
+    const client = new Stripe(stripe.handle.secretKey, {
+      host: new URL(url).hostname,
+      port,
+      protocol: "http",
+      httpClient: Stripe.createFetchHttpClient(),
+      telemetry: false,
+    });
+    await setupCatalogue(client, CATALOGUE).catch(async (error: unknown) => {
+      await close();
+      throw error;
+    });
+  }
   return {
     url,
     port,
@@ -180,18 +245,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     mail,
     signer,
     outboxUrl: `${url}${OUTBOX_PATH}`,
+    stripe: stripe.handle,
     /** Stops serving and closes the database; calling it again does nothing. */
-    close() {
-      closing ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
-        await db.close();
-        unlock();
-      })();
-      return closing;
-    },
+    close,
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * `npm start`: the site and the local Supabase stand-in on one port, data in `.data/` (kept
+ * `npm start`: the site and the local Supabase and Stripe stand-ins on one port, data in `.data/` (kept
  * across restarts), or in the PostgreSQL server DATABASE_URL names. With --build it first builds
  * the site into its own folder (dist-local/, never the production dist/) with the embeds pointing
  * at the stack's scheduling stand-in and supabase-js at the stack itself. It listens on
@@ -87,6 +87,11 @@ try {
   );
   console.log(`Leads:    ${stack.url}/get-started   (the consultation form and booking widget are local stand-ins)`);
   console.log(`Database: ${database}`);
+  console.log(
+    process.env.STRIPE_SECRET_KEY?.trim()
+      ? `Stripe:   STRIPE_SECRET_KEY is set: the functions use Stripe itself (the stand-in at ${stack.stripe.dashboardUrl} is not used)`
+      : `Stripe:   stand-in at ${stack.stripe.dashboardUrl}   webhook signing secret ${stack.stripe.webhookSecret}  (as \`stripe listen\` prints it)`,
+  );
   const warning = exposedWarning(listen);
   if (warning) console.warn(warning);
 } catch (error) {

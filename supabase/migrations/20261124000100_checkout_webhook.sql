@@ -27,24 +27,16 @@ create index stripe_customers_user_id_idx on public.stripe_customers (user_id);
 -- 3. Status only moves forward -------------------------------------------------------------------
 -- pending -> canceled | failed -> completed -> refunded. A write that would move an order back
 -- keeps its status and payment status; the other columns are still written.
-create function public.order_status_rank(status public.order_status) returns int
-  language sql immutable set search_path = ''
-as $$
-  select case status
-    when 'pending' then 0
-    when 'canceled' then 1
-    when 'failed' then 1
-    when 'completed' then 2
-    when 'refunded' then 3
-  end
-$$;
-
 create function public.stripe_orders_keep_progress() returns trigger
   language plpgsql set search_path = ''
 as $$
+declare
+  rank_old int := case old.status when 'pending' then 0 when 'canceled' then 1 when 'failed' then 1
+    when 'completed' then 2 when 'refunded' then 3 end;
+  rank_new int := case new.status when 'pending' then 0 when 'canceled' then 1 when 'failed' then 1
+    when 'completed' then 2 when 'refunded' then 3 end;
 begin
-  if new.status <> old.status
-    and public.order_status_rank(new.status) <= public.order_status_rank(old.status) then
+  if new.status <> old.status and rank_new <= rank_old then
     new.status := old.status;
     new.payment_status := old.payment_status;
   end if;
@@ -55,8 +47,7 @@ $$;
 create trigger stripe_orders_keep_progress before update on public.stripe_orders
   for each row execute function public.stripe_orders_keep_progress();
 
-revoke execute on function public.order_status_rank(public.order_status), public.stripe_orders_keep_progress()
-  from public, anon, authenticated;
+revoke execute on function public.stripe_orders_keep_progress() from public, anon, authenticated;
 
 -- 4. Account by e-mail ---------------------------------------------------------------------------
 -- Auth keeps addresses in lower case and unique among non-SSO users (users_email_partial_key).

@@ -1,0 +1,385 @@
+/**
+ * What happens to a Checkout Session after it is made, as Stripe does it, and the events each
+ * step sends: paying on the hosted page (the PaymentIntent is made at the first attempt, as
+ * Stripe makes it lazily; a card is charged at once, a US bank account debit stays `processing`
+ * with a pending charge until it settles or fails), an issuer's decline (a failed charge, the
+ * session stays open), settling or failing a bank debit, refunds, and expiry (asked for, or when
+ * `expires_at` passes). Shared by the API, the hosted page, the local dashboard and the
+ * programmatic handle tests use. Dev and test only.
+ */
+import * as objects from "./objects.ts";
+import { invalid, noSuch, StripeError } from "./params.ts";
+import { newId, type Store, type StripeObject } from "./store.ts";
+import type { Deliverer } from "./webhooks.ts";
+
+/** The API request an event came from (`event.request`); null ids for the hosted page's own steps. */
+export interface Origin {
+  id: string | null;
+  idempotency_key: string | null;
+}
+export const NO_REQUEST: Origin = { id: null, idempotency_key: null };
+
+/** An issuer's answer for a test card that is declined (Stripe's test cards and their messages). */
+export interface Decline {
+  code: string;
+  declineCode: string | null;
+  message: string;
+}
+
+export interface PayInput {
+  email: string;
+  name: string | null;
+  method: objects.Method;
+  /** The issuer's decline, for a test card that is declined. */
+  decline?: Decline;
+}
+
+export type PayResult = { ok: true; session: StripeObject } | { ok: false; message: string };
+
+export interface Payments {
+  store: Store;
+  /** Makes an event of `object` as it is now and queues its delivery. */
+  emit(type: string, object: StripeObject, origin: Origin, previous?: Record<string, unknown>): StripeObject;
+  pay(sessionId: string, input: PayInput): PayResult;
+  settle(sessionId: string): StripeObject;
+  fail(sessionId: string): StripeObject;
+  refund(
+    target: { paymentIntent?: string; charge?: string },
+    options: { amount?: number; reason?: string | null; metadata?: Record<string, string> },
+    origin: Origin,
+  ): StripeObject;
+  expire(sessionId: string, origin: Origin): StripeObject;
+  /** Expires every open session whose `expires_at` has passed (Stripe does it on its own). */
+  sweep(): void;
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+export function createPayments(store: Store, deliverer: Deliverer, brand: string): Payments {
+  const emit: Payments["emit"] = (type, object, origin, previous) => {
+    const event = objects.event({ type, object, request: origin, previous });
+    store.put("event", event);
+    deliverer.enqueue(event);
+    return event;
+  };
+
+  const session = (id: string) => {
+    const found = store.get("checkout.session", id);
+    if (!found) throw noSuch("checkout.session", id);
+    return found;
+  };
+  const intentOf = (s: StripeObject) => {
+    const id = s.payment_intent as string | null;
+    return id ? store.get("payment_intent", id) : undefined;
+  };
+
+  /** The session's PaymentIntent, made at the buyer's first attempt (payment_intent.created). */
+  function ensureIntent(s: StripeObject): StripeObject {
+    const existing = intentOf(s);
+    if (existing) return existing;
+    const extras = store.state.checkout[s.id];
+    const intent = objects.paymentIntent({
+      amount: s.amount_total as number,
+      currency: s.currency as string,
+      customer: s.customer as string | null,
+      metadata: extras?.paymentIntentData.metadata ?? {},
+    });
+    intent.description = extras?.paymentIntentData.description ?? null;
+    intent.payment_method_types = clone(s.payment_method_types);
+    store.put("payment_intent", intent);
+    s.payment_intent = intent.id;
+    emit("payment_intent.created", intent, NO_REQUEST);
+    return intent;
+  }
+
+  /** A minimal PaymentMethod, as a PaymentIntent's `last_payment_error.payment_method` shows it. */
+  function paymentMethodOf(id: string, input: PayInput) {
+    const billing = { address: null, email: input.email, name: input.name, phone: null, tax_id: null };
+    return input.method.type === "card"
+      ? {
+          id,
+          object: "payment_method",
+          billing_details: billing,
+          card: {
+            brand: input.method.card.brand,
+            exp_month: input.method.card.expMonth,
+            exp_year: input.method.card.expYear,
+            funding: input.method.card.funding,
+            last4: input.method.card.last4,
+          },
+          created: objects.now(),
+          customer: null,
+          livemode: false,
+          metadata: {},
+          type: "card",
+        }
+      : {
+          id,
+          object: "payment_method",
+          billing_details: billing,
+          created: objects.now(),
+          customer: null,
+          livemode: false,
+          metadata: {},
+          type: "us_bank_account",
+          us_bank_account: {
+            account_holder_type: "individual",
+            account_type: "checking",
+            bank_name: "STRIPE TEST BANK",
+            last4: input.method.bank.last4,
+            routing_number: input.method.bank.routingNumber,
+          },
+        };
+  }
+
+  function complete(s: StripeObject, input: PayInput, paid: boolean) {
+    s.status = "complete";
+    s.payment_status = paid ? "paid" : "unpaid";
+    s.url = null;
+    s.customer_details = objects.customerDetails(input.email, input.name);
+    s.collected_information = { business_name: null, individual_name: null, shipping_details: null };
+  }
+
+  /** Checkout's customer: a new one with customer_creation=always; an existing one gets the e-mail if it had none. */
+  function settleCustomer(s: StripeObject, input: PayInput, intent: StripeObject) {
+    if (!s.customer && s.customer_creation === "always") {
+      const made = objects.customer({ email: input.email, name: input.name });
+      store.put("customer", made);
+      emit("customer.created", made, NO_REQUEST);
+      s.customer = made.id;
+      intent.customer = made.id;
+      return;
+    }
+    const existing = s.customer ? store.get("customer", s.customer as string) : undefined;
+    if (existing && !existing.email) {
+      existing.email = input.email;
+      emit("customer.updated", existing, NO_REQUEST, { email: null });
+    }
+  }
+
+  const payments: Payments = {
+    store,
+    emit,
+
+    pay(sessionId, input) {
+      const s = session(sessionId);
+      if (s.status !== "open") return { ok: false, message: closedMessage(s) };
+      const intent = ensureIntent(s);
+      const paymentMethod = newId("pm");
+      intent.payment_method = paymentMethod;
+      const chargeOf = (status: "succeeded" | "pending" | "failed", failure?: Decline) => {
+        const made = objects.charge({
+          intent,
+          method: input.method,
+          paymentMethod,
+          email: input.email,
+          name: input.name,
+          status,
+          failure,
+          brand,
+        });
+        store.put("charge", made);
+        intent.latest_charge = made.id;
+        return made;
+      };
+
+      if (input.decline) {
+        const failed = chargeOf("failed", input.decline);
+        intent.payment_method = null;
+        intent.status = "requires_payment_method";
+        intent.last_payment_error = {
+          charge: failed.id,
+          code: input.decline.code,
+          ...(input.decline.declineCode ? { decline_code: input.decline.declineCode } : {}),
+          doc_url: `https://stripe.com/docs/error-codes/${input.decline.code.replaceAll("_", "-")}`,
+          message: input.decline.message,
+          payment_method: paymentMethodOf(paymentMethod, input),
+          type: "card_error",
+        };
+        emit("charge.failed", failed, NO_REQUEST);
+        emit("payment_intent.payment_failed", intent, NO_REQUEST);
+        store.save();
+        return { ok: false, message: input.decline.message };
+      }
+
+      settleCustomer(s, input, intent);
+      intent.last_payment_error = null;
+      if (input.method.type === "card") {
+        const paid = chargeOf("succeeded");
+        paid.customer = intent.customer;
+        intent.status = "succeeded";
+        intent.amount_received = intent.amount;
+        complete(s, input, true);
+        emit("charge.succeeded", paid, NO_REQUEST);
+        emit("payment_intent.succeeded", intent, NO_REQUEST);
+      } else {
+        // ACH debits take days: the charge is pending and the session completes unpaid.
+        const pending = chargeOf("pending");
+        pending.customer = intent.customer;
+        intent.status = "processing";
+        complete(s, input, false);
+        emit("payment_intent.processing", intent, NO_REQUEST);
+        emit("charge.pending", pending, NO_REQUEST);
+      }
+      emit("checkout.session.completed", s, NO_REQUEST);
+      store.save();
+      return { ok: true, session: s };
+    },
+
+    settle(sessionId) {
+      const s = session(sessionId);
+      const intent = intentOf(s);
+      const pending = intent?.latest_charge ? store.get("charge", intent.latest_charge as string) : undefined;
+      if (!intent || intent.status !== "processing" || !pending) {
+        throw new Error(`Checkout Session ${sessionId} has no bank payment waiting to settle`);
+      }
+      pending.status = "succeeded";
+      pending.paid = true;
+      pending.amount_captured = pending.amount;
+      pending.balance_transaction = newId("txn");
+      pending.outcome = {
+        advice_code: null,
+        network_advice_code: null,
+        network_decline_code: null,
+        network_status: "approved_by_network",
+        reason: null,
+        risk_level: "not_assessed",
+        seller_message: "Payment complete.",
+        type: "authorized",
+      };
+      intent.status = "succeeded";
+      intent.amount_received = intent.amount;
+      s.payment_status = "paid";
+      emit("charge.succeeded", pending, NO_REQUEST);
+      emit("payment_intent.succeeded", intent, NO_REQUEST);
+      emit("checkout.session.async_payment_succeeded", s, NO_REQUEST);
+      store.save();
+      return s;
+    },
+
+    fail(sessionId) {
+      const s = session(sessionId);
+      const intent = intentOf(s);
+      const pending = intent?.latest_charge ? store.get("charge", intent.latest_charge as string) : undefined;
+      if (!intent || intent.status !== "processing" || !pending) {
+        throw new Error(`Checkout Session ${sessionId} has no bank payment waiting to settle`);
+      }
+      // R01, the most common ACH return: the bank account could not cover the debit.
+      const message = "The customer's bank account has insufficient funds to cover this payment.";
+      pending.status = "failed";
+      pending.captured = false;
+      pending.failure_code = "insufficient_funds";
+      pending.failure_message = message;
+      pending.outcome = {
+        advice_code: null,
+        network_advice_code: null,
+        network_decline_code: null,
+        network_status: "declined_by_network",
+        reason: null,
+        risk_level: "not_assessed",
+        seller_message: message,
+        type: "issuer_declined",
+      };
+      intent.status = "requires_payment_method";
+      intent.last_payment_error = {
+        code: "payment_intent_payment_attempt_failed",
+        doc_url: "https://stripe.com/docs/error-codes/payment-intent-payment-attempt-failed",
+        message,
+        payment_method: { id: intent.payment_method, object: "payment_method", type: "us_bank_account" },
+        type: "invalid_request_error",
+      };
+      intent.payment_method = null;
+      emit("charge.failed", pending, NO_REQUEST);
+      emit("payment_intent.payment_failed", intent, NO_REQUEST);
+      emit("checkout.session.async_payment_failed", s, NO_REQUEST);
+      store.save();
+      return s;
+    },
+
+    refund(target, options, origin) {
+      let paid: StripeObject | undefined;
+      if (target.charge) {
+        paid = store.get("charge", target.charge);
+        if (!paid) throw noSuch("charge", target.charge, "charge");
+      } else if (target.paymentIntent) {
+        const intent = store.get("payment_intent", target.paymentIntent);
+        if (!intent) throw noSuch("payment_intent", target.paymentIntent, "payment_intent");
+        paid = intent.latest_charge ? store.get("charge", intent.latest_charge as string) : undefined;
+        if (!paid || paid.status !== "succeeded") {
+          throw invalid(
+            `This PaymentIntent (${intent.id}) does not have a successful charge to refund.`,
+            "payment_intent",
+          );
+        }
+      }
+      if (!paid)
+        throw invalid("One of the following params should be provided for this request: payment_intent or charge.");
+      if (paid.status !== "succeeded") {
+        throw invalid(`Charge ${paid.id} has not succeeded and cannot be refunded.`, "charge");
+      }
+      const refundable = (paid.amount as number) - (paid.amount_refunded as number);
+      if (refundable <= 0) {
+        throw invalid(`Charge ${paid.id} has already been refunded.`, undefined, "charge_already_refunded");
+      }
+      const amount = options.amount ?? refundable;
+      if (amount > refundable) {
+        const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+        throw invalid(
+          `Refund amount (${dollars(amount)}) is greater than unrefunded amount on charge (${dollars(refundable)})`,
+          "amount",
+        );
+      }
+      const made = objects.refund({
+        charge: paid,
+        amount,
+        reason: options.reason ?? null,
+        metadata: options.metadata ?? {},
+      });
+      store.put("refund", made);
+      const previous = { amount_refunded: paid.amount_refunded, refunded: paid.refunded };
+      paid.amount_refunded = (paid.amount_refunded as number) + amount;
+      paid.refunded = paid.amount_refunded === paid.amount;
+      emit("charge.refunded", paid, origin, previous);
+      emit("refund.created", made, origin);
+      store.save();
+      return made;
+    },
+
+    expire(sessionId, origin) {
+      const s = session(sessionId);
+      if (s.status !== "open") {
+        throw new StripeError(
+          400,
+          `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${String(s.status)}".`,
+          { param: "session" },
+        );
+      }
+      const intent = intentOf(s);
+      if (intent && intent.status !== "canceled") {
+        intent.status = "canceled";
+        intent.canceled_at = objects.now();
+        intent.cancellation_reason = "abandoned";
+        emit("payment_intent.canceled", intent, origin);
+      }
+      s.status = "expired";
+      s.url = null;
+      emit("checkout.session.expired", s, origin);
+      store.save();
+      return s;
+    },
+
+    sweep() {
+      const due = objects.now();
+      for (const { data } of store.all("checkout.session")) {
+        if (data.status === "open" && (data.expires_at as number) <= due) payments.expire(data.id, NO_REQUEST);
+      }
+    },
+  };
+  return payments;
+}
+
+/** What the hosted page says of a session that can no longer be paid. */
+export function closedMessage(s: StripeObject): string {
+  if (s.status === "complete") return "This Checkout Session is complete: it has been paid, and cannot be paid again.";
+  return "This Checkout Session has expired: it can no longer be paid. Return to the site to start again.";
+}

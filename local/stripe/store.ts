@@ -1,0 +1,185 @@
+/**
+ * What the Stripe stand-in keeps: its API keys, every object it made (in Stripe's shapes), the
+ * events, the idempotency keys of the last 24 hours and the webhook deliveries. With a data folder
+ * it lives in `<dataDir>/stripe/`: `keys.json` (the secret key and the webhook signing secret,
+ * made once) and `state.json`, rewritten atomically (a temporary file renamed over it) after
+ * every change, so a restart resumes where it stopped; without one, in memory. Dev and test only.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** A Stripe object as the API answers it. */
+export type StripeObject = Record<string, unknown> & { id: string; object: string; created: number };
+
+/** The collections the stand-in keeps, by the `object` name of what they hold. */
+export const COLLECTIONS = [
+  "product",
+  "price",
+  "customer",
+  "checkout.session",
+  "payment_intent",
+  "charge",
+  "refund",
+  "event",
+] as const;
+export type Collection = (typeof COLLECTIONS)[number];
+
+/** One kept object: Stripe's shape plus the order it was made in (for lists of one second). */
+export interface Stored {
+  seq: number;
+  data: StripeObject;
+}
+
+/**
+ * What a Checkout Session keeps beside its API shape: its line items (Stripe answers them only on
+ * their own path or when expanded) and the `payment_intent_data` its PaymentIntent gets when the
+ * buyer pays (Stripe makes the PaymentIntent then, not at creation).
+ */
+export interface CheckoutExtras {
+  lineItems: StripeObject[];
+  paymentIntentData: { metadata: Record<string, string>; description: string | null };
+}
+
+/** The answer kept for an idempotency key: replayed for the same request within 24 hours. */
+export interface IdempotencyRecord {
+  fingerprint: string;
+  status: number;
+  body: string;
+  at: number;
+}
+
+export interface DeliveryAttempt {
+  /** Unix milliseconds. */
+  at: number;
+  /** The endpoint's HTTP status, or null when it could not be reached or timed out. */
+  status: number | null;
+  error?: string;
+  durationMs: number;
+}
+
+/** One event's delivery to the webhook endpoint: the delivery log's entry. */
+export interface Delivery {
+  eventId: string;
+  type: string;
+  /** The order events were made in: first attempts go out in it. */
+  seq: number;
+  status: "pending" | "succeeded" | "failed";
+  attempts: DeliveryAttempt[];
+  /** Unix milliseconds of the next attempt, null when none is due. */
+  nextAttemptAt: number | null;
+}
+
+export interface State {
+  version: 1;
+  seq: number;
+  objects: Record<Collection, Record<string, Stored>>;
+  checkout: Record<string, CheckoutExtras>;
+  idempotency: Record<string, IdempotencyRecord>;
+  deliveries: Record<string, Delivery>;
+}
+
+export interface Keys {
+  secretKey: string;
+  webhookSecret: string;
+}
+
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** Random letters and digits, as Stripe's ids are made of. */
+export function randomId(length: number): string {
+  const bytes = randomBytes(length);
+  let out = "";
+  for (const byte of bytes) out += ALPHABET[byte % ALPHABET.length];
+  return out;
+}
+
+/** Lengths of the random part of Stripe's ids, by prefix (as seen in Stripe's own ids). */
+const ID_LENGTHS: Record<string, number> = {
+  prod: 14,
+  cus: 14,
+  req: 14,
+  cs_test: 58,
+};
+
+/** A new id with Stripe's prefix, e.g. `price_1Q…` (24 characters) or `cs_test_a1…`. */
+export function newId(prefix: string): string {
+  const length = ID_LENGTHS[prefix] ?? 24;
+  return `${prefix}_${prefix === "cs_test" ? `a1${randomId(length - 2)}` : randomId(length)}`;
+}
+
+const emptyState = (): State => ({
+  version: 1,
+  seq: 0,
+  objects: Object.fromEntries(COLLECTIONS.map((c) => [c, {}])) as State["objects"],
+  checkout: {},
+  idempotency: {},
+  deliveries: {},
+});
+
+export interface Store {
+  keys: Keys;
+  state: State;
+  /** Writes the state (atomically) to the data folder; nothing without one. */
+  save(): void;
+  get(collection: Collection, id: string): StripeObject | undefined;
+  /** Adds or replaces an object; a new one gets the next place in the order. */
+  put(collection: Collection, data: StripeObject): StripeObject;
+  /** Every object of the collection, newest first (Stripe's list order). */
+  all(collection: Collection): Stored[];
+}
+
+/** Opens the stand-in's store in `dataDir` (kept across restarts), or in memory without one. */
+export function openStore(dataDir?: string): Store {
+  const dir = dataDir ? join(dataDir, "stripe") : undefined;
+  if (dir) mkdirSync(dir, { recursive: true });
+  const keys = loadKeys(dir);
+  const stateFile = dir ? join(dir, "state.json") : undefined;
+  const state: State = stateFile && existsSync(stateFile) ? readState(stateFile) : emptyState();
+
+  return {
+    keys,
+    state,
+    save() {
+      if (!stateFile) return;
+      const temporary = `${stateFile}.${process.pid}.tmp`;
+      writeFileSync(temporary, JSON.stringify(state));
+      renameSync(temporary, stateFile);
+    },
+    get(collection, id) {
+      return state.objects[collection][id]?.data;
+    },
+    put(collection, data) {
+      const kept = state.objects[collection][data.id];
+      state.objects[collection][data.id] = { seq: kept?.seq ?? ++state.seq, data };
+      return data;
+    },
+    all(collection) {
+      return Object.values(state.objects[collection]).sort(newestFirst);
+    },
+  };
+}
+
+/** Stripe lists newest first; objects of one second in the order they were made, last first. */
+export const newestFirst = (a: Stored, b: Stored) => b.data.created - a.data.created || b.seq - a.seq;
+
+function readState(file: string): State {
+  const state = JSON.parse(readFileSync(file, "utf8")) as State;
+  if (state.version !== 1)
+    throw new Error(`${file}: unknown version ${String(state.version)}; delete it to start again`);
+  for (const collection of COLLECTIONS) state.objects[collection] ??= {};
+  return state;
+}
+
+/** The stand-in's secret key and webhook signing secret: made once, then kept in the data folder. */
+function loadKeys(dir: string | undefined): Keys {
+  const file = dir ? join(dir, "keys.json") : undefined;
+  if (file && existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as Keys;
+  const keys: Keys = {
+    // Stripe's test secret keys start with sk_test_; `stripe listen` prints a whsec_ of 64 hex digits.
+    secretKey: `sk_test_${randomId(99)}`,
+    webhookSecret: `whsec_${randomBytes(32).toString("hex")}`,
+  };
+  if (file) writeFileSync(file, JSON.stringify(keys, null, 2), { mode: 0o600 });
+  return keys;
+}
