@@ -3,12 +3,13 @@
  * following its rules, read from its source: password sign-in (refused for an unconfirmed
  * e-mail), refresh tokens of GoTrue's second algorithm (local/auth/refresh-token.ts), get and
  * update the user (a new password ends the user's other sessions and spends their e-mailed
- * links), sign out, password recovery by e-mailed link (the template in supabase/templates/,
- * verified by the link itself, GET, or by `verifyOtp`, POST), the admin calls the Stripe webhook
- * uses (create, delete, generate link), and the JWKS. Users are found as GoTrue finds them
- * (instance, audience, lower-case e-mail), so rows written by hand must be complete, as on the
- * platform. Rate limits are GoTrue's token buckets per client address, sized by
- * `[auth.rate_limit]` in supabase/config.toml. Dev and test only: production is Supabase Auth.
+ * links), sign out, password recovery and invitations by e-mailed link (the templates in
+ * supabase/templates/, verified by the link itself, GET, or by `verifyOtp`, POST), the admin
+ * calls the Stripe webhook uses (create, invite, delete, generate link), and the JWKS. Users are
+ * found as GoTrue finds them (instance, audience, lower-case e-mail), so rows written by hand
+ * must be complete, as on the platform. Rate limits are GoTrue's token buckets per client
+ * address, sized by `[auth.rate_limit]` in supabase/config.toml. Dev and test only: production
+ * is Supabase Auth.
  */
 import { createHash, randomBytes, randomInt, randomUUID } from "node:crypto";
 import bcrypt from "bcryptjs";
@@ -31,6 +32,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The admin roles of GoTrue's default configuration. */
 const ADMIN_ROLES = ["service_role", "supabase_admin"];
 
+/** GoTrue's default invite e-mail (mailer/templatemailer `defaultInviteMail`), sent when supabase/config.toml names no template. */
+const DEFAULT_INVITE = {
+  subject: "You've been invited",
+  content:
+    "<h2>You've been invited</h2>\n\n<p>You've been invited to create an account. Follow the link below to accept.</p>\n" +
+    '<p><a href="{{ .ConfirmationURL }}">Accept invitation</a></p>',
+};
+
 /** GoTrue's default recovery e-mail, sent when supabase/config.toml names no template. */
 const DEFAULT_RECOVERY = {
   subject: "Reset your password",
@@ -45,6 +54,8 @@ interface UserRow {
   encrypted_password: string | null;
   email_confirmed_at: string | null;
   confirmed_at: string | null;
+  invited_at: string | null;
+  confirmation_sent_at: string | null;
   recovery_sent_at: string | null;
   last_sign_in_at: string | null;
   banned_until: string | null;
@@ -118,7 +129,9 @@ function userJson(user: UserRow) {
     role: "authenticated",
     email: user.email,
     email_confirmed_at: iso(user.email_confirmed_at),
+    invited_at: iso(user.invited_at),
     phone: "",
+    confirmation_sent_at: iso(user.confirmation_sent_at),
     confirmed_at: iso(user.confirmed_at),
     recovery_sent_at: iso(user.recovery_sent_at),
     last_sign_in_at: iso(user.last_sign_in_at),
@@ -190,10 +203,12 @@ async function readJson(request: Request): Promise<Record<string, unknown>> {
 
 const text = (value: unknown) => (typeof value === "string" ? value : "");
 
-/** GoTrue's `validateEmail`: trimmed and lower-cased, or a 400. */
+/** GoTrue's `validateEmail` (api/mail.go): present, at most 255 characters, well formed; lower-cased. */
 function validEmail(value: unknown): string {
   const email = text(value).trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 255) {
+  if (email === "") throw new AuthError(400, "validation_failed", "An email address is required");
+  if (email.length > 255) throw new AuthError(400, "validation_failed", "An email address is too long");
+  if (!EMAIL.test(email)) {
     throw new AuthError(400, "validation_failed", "Unable to validate email address: invalid format");
   }
   return email;
@@ -208,7 +223,8 @@ function checkPasswordStrength(password: string, context: Context) {
   }
 }
 
-const USER = `select u.id, u.email, u.encrypted_password, u.email_confirmed_at, u.confirmed_at, u.recovery_sent_at,
+const USER = `select u.id, u.email, u.encrypted_password, u.email_confirmed_at, u.confirmed_at, u.invited_at,
+    u.confirmation_sent_at, u.recovery_sent_at,
     u.last_sign_in_at, u.banned_until, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, u.updated_at,
     u.is_anonymous,
     coalesce((select json_agg(i order by i.created_at) from auth.identities i where i.user_id = u.id), '[]') as identities
@@ -383,6 +399,7 @@ async function dispatch(path: string, method: string, url: URL, request: Request
   if (path === "/recover" && method === "POST") return recover(request, context);
   if (path === "/verify" && method === "POST") return verifyPost(request, context);
   if (path === "/admin/users" && method === "POST") return adminCreateUser(request, context);
+  if (path === "/invite" && method === "POST") return invite(request, context);
   const adminUser = /^\/admin\/users\/([^/]+)$/.exec(path);
   if (adminUser && method === "GET") return adminGetUser(decodeURIComponent(adminUser[1]!), request, context);
   if (adminUser && method === "DELETE") return adminDeleteUser(decodeURIComponent(adminUser[1]!), request, context);
@@ -503,19 +520,11 @@ async function updateUser(request: Request, context: Context): Promise<Response>
   const data = body.data && typeof body.data === "object" && !Array.isArray(body.data) ? body.data : undefined;
   await context.db.transaction(async (tx) => {
     if (hash !== undefined) {
-      // GoTrue's `UpdatePassword`: whoever knew the old password may have started links and
-      // sessions; spend the links and end every other session.
-      await tx.query(
-        `update auth.users set encrypted_password = $2, confirmation_token = '', confirmation_sent_at = null,
-           recovery_token = '', recovery_sent_at = null, email_change_token_current = '', email_change_token_new = '',
-           email_change_sent_at = null, reauthentication_token = '', reauthentication_sent_at = null, updated_at = now()
-         where id = $1`,
-        [user.id, hash],
-      );
-      await tx.query("delete from auth.one_time_tokens where user_id = $1", [user.id]);
+      // Whoever knew the old password may have started links and sessions: spend the links and
+      // end every other session.
       const sessionId =
         typeof claims.session_id === "string" && UUID.test(claims.session_id) ? claims.session_id : null;
-      await tx.query("delete from auth.sessions where user_id = $1 and id is distinct from $2", [user.id, sessionId]);
+      await storePassword(tx, user, hash, sessionId);
       if (!user.encrypted_password) await ensureEmailIdentity(tx, user);
     }
     if (data) {
@@ -597,6 +606,23 @@ function confirmationUrl(context: Context, hash: string, type: string, redirectT
   return `${context.config.url}/auth/v1/verify?token=${encodeURIComponent(hash)}&type=${type}&redirect_to=${redirect}`;
 }
 
+/** Renders an auth e-mail from its template with GoTrue's fields (mailer/templatemailer) and sends it to the user. */
+function sendAuthMail(
+  context: Context,
+  template: { subject: string; content: string },
+  user: UserRow,
+  fields: { ConfirmationURL: string; Token: string; TokenHash: string; RedirectTo: string },
+) {
+  const data = {
+    SiteURL: context.config.auth.siteUrl,
+    Email: user.email,
+    Data: user.raw_user_meta_data ?? {},
+    ...fields,
+  };
+  const html = renderTemplate(template.content, data);
+  context.mail.send({ to: user.email, subject: renderTemplate(template.subject, data), html, text: htmlToText(html) });
+}
+
 /** `resetPasswordForEmail` (GoTrue's `Recover`): the same answer whether or not the address has an account. */
 async function recover(request: Request, context: Context): Promise<Response> {
   limit(context, "otp");
@@ -619,54 +645,143 @@ async function recover(request: Request, context: Context): Promise<Response> {
   }
   await context.db.transaction(async (tx) => {
     const { otp, hash } = await startRecovery(tx, context, user);
-    const template = auth.email.templates.recovery ?? DEFAULT_RECOVERY;
-    const data = {
-      SiteURL: auth.siteUrl,
+    sendAuthMail(context, auth.email.templates.recovery ?? DEFAULT_RECOVERY, user, {
       ConfirmationURL: confirmationUrl(context, hash, "recovery", redirectTo),
-      Email: user.email,
       Token: otp,
       TokenHash: hash,
-      Data: user.raw_user_meta_data ?? {},
       RedirectTo: redirectTo,
-    };
-    const html = renderTemplate(template.content, data);
-    context.mail.send({
-      to: user.email,
-      subject: renderTemplate(template.subject, data),
-      html,
-      text: htmlToText(html),
     });
   });
   return json({});
 }
 
-/** GoTrue's `verifyTokenHash` for recovery: the user the token was issued to, if it is still valid. */
-async function userForRecoveryToken(sql: Sql, context: Context, hash: string): Promise<UserRow> {
+/** What each e-mailed link's type spends (GoTrue's `verifyTokenHash`): the one-time tokens of that kind. */
+const TOKEN_TYPES: Record<string, string[]> = {
+  signup: ["confirmation_token"],
+  invite: ["confirmation_token"],
+  recovery: ["recovery_token"],
+  magiclink: ["recovery_token"],
+  email: ["confirmation_token", "recovery_token"],
+  email_change: ["email_change_token_current", "email_change_token_new"],
+};
+
+interface Tokens {
+  confirmation_token: string | null;
+  recovery_token: string | null;
+}
+
+const tokensOf = async (sql: Sql, id: string) =>
+  (await sql.query<Tokens>("select confirmation_token, recovery_token from auth.users where id = $1", [id])).rows[0]!;
+
+/** GoTrue's `isOtpExpired`: `otp_expiry` seconds after the link was sent. */
+const isExpired = (sentAt: string | null, context: Context) =>
+  Date.now() > (sentAt ? new Date(sentAt).getTime() : 0) + context.config.auth.email.otpExpiry * 1000;
+
+/**
+ * GoTrue's `verifyTokenHash`: the user a link's token hash was issued to, found through
+ * auth.one_time_tokens, if the link has not expired; and the type it verifies as (`email`
+ * becomes `signup` or `magiclink`, by the token it matched).
+ */
+async function userForTokenHash(sql: Sql, context: Context, type: string, hash: string) {
+  const kinds = TOKEN_TYPES[type];
+  if (!kinds) throw new AuthError(400, "validation_failed", "Invalid email verification type");
   const { rows } = await sql.query<{ user_id: string }>(
-    "select user_id from auth.one_time_tokens where token_type = 'recovery_token' and token_hash = $1",
+    `select user_id from auth.one_time_tokens where token_hash = $1 and token_type in (${kinds.map((k) => `'${k}'`).join(", ")}) limit 1`,
     [hash],
   );
   const expired = new AuthError(403, "otp_expired", "Email link is invalid or has expired");
   const user = rows[0] && (await userById(sql, rows[0].user_id));
   if (!user) throw expired;
   if (banned(user)) throw new AuthError(403, "user_banned", "User is banned");
-  const sentAt = user.recovery_sent_at ? new Date(user.recovery_sent_at).getTime() : 0;
-  if (Date.now() > sentAt + context.config.auth.email.otpExpiry * 1000) throw expired;
-  return user;
+  if (type === "email_change") {
+    throw new AuthError(422, "validation_failed", "Changing the e-mail address is not available in the local stack");
+  }
+  let verified = type;
+  let sentAt = kinds[0] === "confirmation_token" ? user.confirmation_sent_at : user.recovery_sent_at;
+  if (type === "email") {
+    const recovery = (await tokensOf(sql, user.id)).recovery_token === hash;
+    verified = recovery ? "magiclink" : "signup";
+    sentAt = recovery ? user.recovery_sent_at : user.confirmation_sent_at;
+  }
+  if (isExpired(sentAt, context)) throw expired;
+  return { user, type: verified };
+}
+
+/**
+ * GoTrue's `verifyUserAndToken`: the user of `email` when the e-mailed code matches the token
+ * the user row keeps for that type (`email` tries the confirmation token, then the recovery one).
+ */
+async function userForCode(sql: Sql, context: Context, type: string, email: string, hash: string) {
+  const invalid = new AuthError(403, "otp_expired", "Token has expired or is invalid");
+  const user = await userByEmail(sql, email);
+  if (!user) throw invalid;
+  if (banned(user)) throw new AuthError(403, "user_banned", "User is banned");
+  const tokens = await tokensOf(sql, user.id);
+  // GoTrue's `isOtpValid`: a token is set, not expired, and equal (PKCE tokens carry a prefix).
+  const valid = (expected: string | null, sentAt: string | null) =>
+    !!expected && !!sentAt && !isExpired(sentAt, context) && (hash === expected || `pkce_${hash}` === expected);
+  const confirmation = valid(tokens.confirmation_token, user.confirmation_sent_at);
+  const recovery = valid(tokens.recovery_token, user.recovery_sent_at);
+  if (type === "email" && (confirmation || recovery)) return { user, type: confirmation ? "signup" : "magiclink" };
+  if ((type === "signup" || type === "invite") && confirmation) return { user, type };
+  if ((type === "recovery" || type === "magiclink") && recovery) return { user, type };
+  throw invalid;
+}
+
+/** GoTrue's `User.UpdatePassword`: a new password spends every e-mailed token; with no session named, every session ends. */
+async function storePassword(sql: Sql, user: UserRow, hash: string, keepSession: string | null) {
+  await sql.query(
+    `update auth.users set encrypted_password = $2, confirmation_token = '', confirmation_sent_at = null,
+       recovery_token = '', recovery_sent_at = null, email_change_token_current = '', email_change_token_new = '',
+       email_change_sent_at = null, phone_change_token = '', phone_change_sent_at = null, reauthentication_token = '',
+       reauthentication_sent_at = null, updated_at = now()
+     where id = $1`,
+    [user.id, hash],
+  );
+  await sql.query("delete from auth.one_time_tokens where user_id = $1", [user.id]);
+  await sql.query("delete from auth.sessions where user_id = $1 and id is distinct from $2", [user.id, keepSession]);
+}
+
+/** GoTrue's `User.Confirm`: the address is confirmed and every one-time token spent. */
+async function confirm(sql: Sql, user: UserRow) {
+  await sql.query(
+    `update auth.users set confirmation_token = '', email_confirmed_at = now(),
+       raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || '{"email_verified": true}'::jsonb
+     where id = $1`,
+    [user.id],
+  );
+  await sql.query("delete from auth.one_time_tokens where user_id = $1", [user.id]);
+}
+
+/**
+ * GoTrue's `signupVerify`: an invited user without a password gets a random one first (the
+ * application then asks them to choose theirs), then the address is confirmed, on the user and
+ * on its e-mail identity.
+ */
+async function signupVerify(sql: Sql, user: UserRow) {
+  if (!user.encrypted_password && user.invited_at) {
+    await storePassword(sql, user, await bcrypt.hash(randomBytes(48).toString("base64url"), BCRYPT_COST), null);
+  }
+  await confirm(sql, user);
+  await sql.query(
+    `update auth.identities set identity_data = identity_data || '{"email_verified": true}'::jsonb, updated_at = now()
+     where user_id = $1 and email = $2`,
+    [user.id, user.email],
+  );
 }
 
 /** GoTrue's `recoverVerify`: spends the user's links and confirms an unconfirmed address. */
-async function spendRecovery(sql: Sql, user: UserRow) {
+async function recoverVerify(sql: Sql, user: UserRow) {
   await sql.query("update auth.users set recovery_token = '' where id = $1", [user.id]);
   await sql.query("delete from auth.one_time_tokens where user_id = $1", [user.id]);
-  if (!user.confirmed_at) {
-    await sql.query(
-      `update auth.users set confirmation_token = '', email_confirmed_at = now(),
-         raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || '{"email_verified": true}'::jsonb
-       where id = $1`,
-      [user.id],
-    );
-  }
+  if (!user.email_confirmed_at) await confirm(sql, user);
+}
+
+/** Spends a verified link or code and signs its user in (the tail of GoTrue's `verifyGet` and `verifyPost`). */
+async function spendAndSignIn(sql: Sql, context: Context, user: UserRow, type: string, request: Request) {
+  if (type === "signup" || type === "invite") await signupVerify(sql, user);
+  else await recoverVerify(sql, user);
+  return issueSession(sql, context, (await userById(sql, user.id))!, "otp", request);
 }
 
 /** Go's `url.Values.Encode`: keys sorted, spaces as `+`. */
@@ -686,7 +801,7 @@ const OAUTH_ERRORS: Record<number, string> = {
   503: "temporarily_unavailable",
 };
 
-/** The e-mailed link (GET `/verify`): spends the token and redirects with the session, or the error, in the fragment. */
+/** The e-mailed link (GET `/verify`, GoTrue's `verifyGet`): spends the token and redirects with the session, or the error, in the fragment. */
 async function verifyLink(url: URL, request: Request, context: Context): Promise<Response> {
   limit(context, "verify");
   const redirectTo = redirectFor(request, context);
@@ -696,11 +811,9 @@ async function verifyLink(url: URL, request: Request, context: Context): Promise
   if (!token) throw new AuthError(400, "validation_failed", "Verify requires a token or a token hash");
   const base = redirectTo.split("#")[0]!;
   try {
-    if (type !== "recovery") throw new AuthError(400, "validation_failed", "Invalid email verification type");
-    const session = await context.db.transaction(async (tx) => {
-      const user = await userForRecoveryToken(tx, context, token);
-      await spendRecovery(tx, user);
-      return issueSession(tx, context, (await userById(tx, user.id))!, "otp", request);
+    const { session, verified } = await context.db.transaction(async (tx) => {
+      const found = await userForTokenHash(tx, context, type, token);
+      return { session: await spendAndSignIn(tx, context, found.user, found.type, request), verified: found.type };
     });
     const fragment = encodeValues({
       access_token: session.access_token,
@@ -709,7 +822,7 @@ async function verifyLink(url: URL, request: Request, context: Context): Promise
       refresh_token: session.refresh_token,
       sb: "",
       token_type: "bearer",
-      type,
+      type: verified,
     });
     return new Response(null, { status: 303, headers: { location: `${base}#${fragment}` } });
   } catch (error) {
@@ -720,18 +833,18 @@ async function verifyLink(url: URL, request: Request, context: Context): Promise
   }
 }
 
-/** `verifyOtp` (POST `/verify`): with `token_hash`, or with `email` and the code; answers the session. */
+/** `verifyOtp` (POST `/verify`, GoTrue's `verifyPost`): with `token_hash`, or with `email` and the code; answers the session. */
 async function verifyPost(request: Request, context: Context): Promise<Response> {
   limit(context, "verify");
   const body = await readJson(request);
   const type = text(body.type);
   if (!type) throw new AuthError(400, "validation_failed", "Verify requires a verification type");
   const token = text(body.token);
-  let hash = text(body.token_hash);
+  const hash = text(body.token_hash);
   if ((!token && !hash) || (token && hash)) {
     throw new AuthError(400, "validation_failed", "Verify requires either a token or a token hash");
   }
-  let expired = new AuthError(403, "otp_expired", "Email link is invalid or has expired");
+  let email = "";
   if (token) {
     if (text(body.phone) || !text(body.email)) {
       throw new AuthError(
@@ -740,23 +853,16 @@ async function verifyPost(request: Request, context: Context): Promise<Response>
         "Only an email address or phone number should be provided on verify",
       );
     }
-    const email = text(body.email).trim().toLowerCase();
+    email = text(body.email).trim().toLowerCase();
     if (!EMAIL.test(email)) throw new AuthError(422, "validation_failed", "Invalid email format");
-    hash = tokenHash(email, token);
-    expired = new AuthError(403, "otp_expired", "Token has expired or is invalid");
   } else if (text(body.email) || text(body.phone) || text(body.redirect_to)) {
     throw new AuthError(400, "validation_failed", "Only the token_hash and type should be provided");
   }
-  if (type !== "recovery") throw new AuthError(400, "validation_failed", "Invalid email verification type");
   const session = await context.db.transaction(async (tx) => {
-    let user: UserRow;
-    try {
-      user = await userForRecoveryToken(tx, context, hash);
-    } catch (error) {
-      throw error instanceof AuthError && error.code === "otp_expired" ? expired : error;
-    }
-    await spendRecovery(tx, user);
-    return issueSession(tx, context, (await userById(tx, user.id))!, "otp", request);
+    const found = token
+      ? await userForCode(tx, context, type, email, tokenHash(email, token))
+      : await userForTokenHash(tx, context, type, hash);
+    return spendAndSignIn(tx, context, found.user, found.type, request);
   });
   return json(session);
 }
@@ -778,20 +884,26 @@ async function adminCreateUser(request: Request, context: Context): Promise<Resp
   const hash = await bcrypt.hash(password, BCRYPT_COST);
   const object = (value: unknown) => (value && typeof value === "object" && !Array.isArray(value) ? value : undefined);
   const id = randomUUID();
+  // A concurrent call for the same address passes the check above too; the unique index on the
+  // e-mail refuses the second insert, and GoTrue's `adminUserCreate` answers any failure of its
+  // transaction with this 500.
+  const failed = new AuthError(500, "unexpected_failure", "Database error creating new user");
   await context.db.transaction(async (tx) => {
-    await tx.query(
-      `insert into auth.users (instance_id, id, aud, role, email, encrypted_password, confirmation_token, recovery_token,
+    await databaseStep(failed, () =>
+      tx.query(
+        `insert into auth.users (instance_id, id, aud, role, email, encrypted_password, confirmation_token, recovery_token,
          email_change_token_new, email_change, raw_app_meta_data, raw_user_meta_data, created_at, updated_at)
        values ($1, $2, $3, 'authenticated', $4, $5, '', '', '', '', $6::jsonb, $7::jsonb, now(), now())`,
-      [
-        INSTANCE,
-        id,
-        AUDIENCE,
-        email,
-        hash,
-        JSON.stringify({ provider: "email", providers: ["email"], ...object(body.app_metadata) }),
-        JSON.stringify(object(body.user_metadata) ?? {}),
-      ],
+        [
+          INSTANCE,
+          id,
+          AUDIENCE,
+          email,
+          hash,
+          JSON.stringify({ provider: "email", providers: ["email"], ...object(body.app_metadata) }),
+          JSON.stringify(object(body.user_metadata) ?? {}),
+        ],
+      ),
     );
     const user = (await userById(tx, id))!;
     await ensureEmailIdentity(tx, user);
@@ -805,6 +917,102 @@ async function adminCreateUser(request: Request, context: Context): Promise<Resp
     }
   });
   return json(userJson((await userById(context.db, id))!));
+}
+
+/** Runs a database step, answering a database error (one with a SQLSTATE) as `failed`, as GoTrue wraps them. */
+async function databaseStep<T>(failed: AuthError, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (!(error instanceof AuthError) && typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) throw failed;
+    throw error;
+  }
+}
+
+/**
+ * `auth.admin.inviteUserByEmail` (GoTrue's `Invite`, api/invite.go): a new address gets a user
+ * without a password and the invite e-mail; an unconfirmed user is sent the invite again; a
+ * confirmed one is refused. GoTrue's `sendInvite` has no per-user `max_frequency`, and its
+ * `sendEmail` skips the global e-mail limiter while the mailer autoconfirms
+ * (`enable_confirmations = false`), so nothing here limits invites beyond the admin key.
+ */
+async function invite(request: Request, context: Context): Promise<Response> {
+  requireAdmin(request, context);
+  const body = await readJson(request);
+  // GoTrue decodes the body into {email string, data object}: other JSON types there are bad_json.
+  if ((body.email != null && typeof body.email !== "string") || !isObjectOrNull(body.data)) {
+    throw new AuthError(400, "bad_json", "Could not parse request body as JSON");
+  }
+  const email = validEmail(body.email);
+  const redirectTo = redirectFor(request, context);
+  const existing = await userByEmail(context.db, email);
+  const id = await context.db.transaction(async (tx) => {
+    let user: UserRow;
+    if (existing) {
+      if (existing.email_confirmed_at) {
+        throw new AuthError(422, "email_exists", "A user with this email address has already been registered");
+      }
+      user = existing;
+    } else {
+      // GoTrue's `signupNewUser`: a concurrent invite of the same new address passed the lookup
+      // too, and the unique index on the e-mail refuses its insert with this 500.
+      user = await databaseStep(new AuthError(500, "unexpected_failure", "Database error saving new user"), () =>
+        insertInvitedUser(tx, email, (body.data as Record<string, unknown> | null) ?? {}),
+      );
+    }
+    await sendInvite(tx, context, user, redirectTo);
+    return user.id;
+  });
+  return json(userJson((await userById(context.db, id))!));
+}
+
+const isObjectOrNull = (value: unknown) =>
+  value === undefined || value === null || (typeof value === "object" && !Array.isArray(value));
+
+/** GoTrue's `SignupParams.ToUserModel` and `signupNewUser` for an invite: no password, the e-mail identity. */
+async function insertInvitedUser(sql: Sql, email: string, data: Record<string, unknown>): Promise<UserRow> {
+  const id = randomUUID();
+  await sql.query(
+    `insert into auth.users (instance_id, id, aud, role, email, encrypted_password, confirmation_token, recovery_token,
+       email_change_token_new, email_change, raw_app_meta_data, raw_user_meta_data, created_at, updated_at)
+     values ($1, $2, $3, 'authenticated', $4, '', '', '', '', '', $5::jsonb, $6::jsonb, now(), now())`,
+    [INSTANCE, id, AUDIENCE, email, JSON.stringify({ provider: "email", providers: ["email"] }), JSON.stringify(data)],
+  );
+  // GoTrue's `createNewIdentity` with the claims {sub, email}: not yet verified.
+  await sql.query(
+    `insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
+     values ($1, $2, $3::jsonb, 'email', now(), now(), now())`,
+    [id, id, JSON.stringify({ sub: id, email, email_verified: false, phone_verified: false })],
+  );
+  return (await userById(sql, id))!;
+}
+
+/**
+ * GoTrue's `sendInvite` (api/mail.go): a new one-time code, the invite e-mail from
+ * `[auth.email.template.invite]` (or GoTrue's default), then the token hash kept on the user and
+ * in auth.one_time_tokens as its confirmation token, with `invited_at` and `confirmation_sent_at`.
+ */
+async function sendInvite(sql: Sql, context: Context, user: UserRow, redirectTo: string) {
+  const otp = otpCode(context.config.auth.email.otpLength);
+  const hash = tokenHash(user.email, otp);
+  sendAuthMail(context, context.config.auth.email.templates.invite ?? DEFAULT_INVITE, user, {
+    ConfirmationURL: confirmationUrl(context, hash, "invite", redirectTo),
+    Token: otp,
+    TokenHash: hash,
+    RedirectTo: redirectTo,
+  });
+  await sql.query(
+    "update auth.users set confirmation_token = $2, confirmation_sent_at = now(), invited_at = now() where id = $1",
+    [user.id, hash],
+  );
+  await sql.query("delete from auth.one_time_tokens where user_id = $1 and token_type = 'confirmation_token'", [
+    user.id,
+  ]);
+  await sql.query(
+    `insert into auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to) values ($1, $2, 'confirmation_token', $3, $4)`,
+    [randomUUID(), user.id, hash, user.email.toLowerCase()],
+  );
 }
 
 /** The user an admin call names, or GoTrue's 404. */

@@ -108,6 +108,12 @@ export const maxAffectedViolation = (rows: number) =>
     `The query affects ${rows} rows`,
   );
 export const invalidResourcePath = () => new RestError(404, "PGRST125", "Invalid path specified in request URL");
+export const maxAffectedRpcViolation = () =>
+  new RestError(
+    400,
+    "PGRST128",
+    "Function must return SETOF or TABLE when max-affected preference is used with handling=strict",
+  );
 
 /** PostgREST's "Feature not implemented", for what it does and this stand-in does not. */
 export const notImplemented = (feature: string) =>
@@ -122,6 +128,44 @@ export const notImplemented = (feature: string) =>
 
 export const columnNotFound = (table: string, column: string) =>
   new RestError(400, "PGRST204", `Could not find the '${column}' column of '${table}' in the schema cache`);
+/**
+ * PGRST202: no function of that name takes these arguments. `single` names the one unnamed
+ * parameter a text, XML or binary body looks for; `json` adds the unnamed json/jsonb parameter
+ * a JSON body may also fill.
+ */
+export function functionNotFound(
+  schema: string,
+  name: string,
+  keys: string[],
+  body: { single?: "text" | "xml" | "bytea"; json: boolean },
+  hint: string | undefined,
+): RestError {
+  const func = `${schema}.${name}`;
+  const none = keys.length === 0;
+  const message = body.single
+    ? `Could not find the function ${func} in the schema cache`
+    : `Could not find the function ${func}${none ? " without parameters" : `(${keys.join(", ")})`} in the schema cache`;
+  const searched = body.single
+    ? ` with a single unnamed ${body.single} parameter`
+    : (none ? " without parameters" : ` with parameter${keys.length > 1 ? "s" : ""} ${keys.join(", ")}`) +
+      (body.json ? " or with a single unnamed json/jsonb parameter" : "");
+  return new RestError(
+    404,
+    "PGRST202",
+    message,
+    `Searched for the function ${func}${searched}, but no matches were found in the schema cache.`,
+    body.single || hint === undefined ? null : `Perhaps you meant to call the function ${schema}.${hint}`,
+  );
+}
+/** PGRST203: more than one overloaded function takes these arguments; each is listed with its parameters. */
+export const ambiguousFunction = (candidates: string[]) =>
+  new RestError(
+    300,
+    "PGRST203",
+    `Could not choose the best candidate function between: ${candidates.join(", ")}`,
+    null,
+    "Try renaming the parameters or the function itself in the database so function overloading can be resolved",
+  );
 export const tableNotFound = (schema: string, table: string, similar: string | undefined) =>
   new RestError(
     404,

@@ -1,9 +1,10 @@
 /**
- * `/rest/v1`: the local stand-in for Supabase's PostgREST (14.12). A request goes the way
- * PostgREST takes it: the gateway's key check, the JWT, the request's parts (path, schema,
- * method, query string, range, payload), the schema cache, then the checks of its plan, and
- * only then the database, in one transaction as the caller, where grants and row level security
- * decide. Its answers and errors are PostgREST's. Dev and test only.
+ * `/rest/v1`: the local stand-in for Supabase's PostgREST (14.12): tables and views here,
+ * functions (`/rpc`) in local/postgrest/rpc.ts. A request goes the way PostgREST takes it: the
+ * gateway's key check, the JWT, the request's parts (path, schema, method, query string, range,
+ * payload), the schema cache, then the checks of its plan, and only then the database, in one
+ * transaction as the caller, where grants and row level security decide. Its answers and errors
+ * are PostgREST's. Dev and test only.
  */
 import { BodyTooLarge, type Context, gateway, json, MAX_BODY_BYTES, readBody } from "../http.ts";
 import type { Claims } from "../jwt.ts";
@@ -39,6 +40,7 @@ import {
   topLevelRange,
 } from "./parse.ts";
 import { read } from "./read.ts";
+import { callRoutine } from "./rpc.ts";
 import type { RestRequest } from "./request.ts";
 import { findRelation, schemaCache, similarTable } from "./schema.ts";
 import type { Handler } from "./sql.ts";
@@ -106,7 +108,7 @@ async function answer(request: Request, context: Context, claims: Claims): Promi
     throw unsupportedMethod(method);
   }
   if (segments.length === 2) {
-    if (["GET", "HEAD", "POST"].includes(method)) throw notImplemented("Calling a function (/rpc)");
+    if (["GET", "HEAD", "POST"].includes(method)) return callRoutine(request, context, claims, schema, segments[1]!);
     throw invalidRpcMethod(method);
   }
   if (!TABLE_METHODS.includes(method)) throw unsupportedMethod(method);

@@ -102,6 +102,8 @@ export interface QueryParams {
   ranges: Map<string, Range>;
   columns?: string[];
   onConflict?: string[];
+  /** A function's arguments in a GET or HEAD, by name, in query order (repeats kept, for VARIADIC). */
+  args: [string, string][];
 }
 
 // The grammar, as PostgREST's query parameter parser has it ----------------------------------
@@ -405,6 +407,20 @@ export function parseFilter(key: string, value: string): { path: string[]; filte
   return { path, filter: { field, negate, operation } };
 }
 
+/**
+ * A pair of a GET or HEAD on a function: a filter when its value is an operator expression,
+ * else an argument (QueryParams.hs `pRequestFilter` with `NoOpExpr`), named by its field.
+ */
+function parseRpcPair(key: string, value: string): { filter: { path: string[]; filter: Filter } } | { arg: string } {
+  const { path, field } = parseTreePath(key);
+  const operation = run(
+    alt<{ negate: boolean; operation: Operation } | undefined>(pOpExpr(pSingleVal), succeed(undefined)),
+    `failed to parse filter (${value})`,
+    value,
+  );
+  return operation ? { filter: { path, filter: { field, ...operation } } } : { arg: field.name };
+}
+
 /** `or=(…)`, `and=(…)`, `not.or=(…)`, `embed.or=(…)`. */
 export function parseLogic(key: string, value: string): { path: string[]; tree: LogicTree } {
   const { path, operator } = run(pLogicPath, `failed to parse logic path (${key})`, key);
@@ -476,8 +492,12 @@ export function readInteger(text: string): number | undefined {
   return match[1] ? -value : value;
 }
 
-/** The query parameters, parsed in PostgREST's order (order, and/or, columns, select, filters, on_conflict). */
-export function parseQuery(pairs: [string, string | undefined][]): QueryParams {
+/**
+ * The query parameters, parsed in PostgREST's order (order, and/or, columns, select, filters,
+ * on_conflict). On a GET or HEAD of a function (`rpcRead`), a pair without an operator is one
+ * of its arguments.
+ */
+export function parseQuery(pairs: [string, string | undefined][], rpcRead = false): QueryParams {
   const withValue = pairs.filter((pair): pair is [string, string] => pair[1] !== undefined);
   const first = (name: string) => pairs.find(([key]) => key === name)?.[1];
   const ending = (names: string[]) => withValue.filter(([key]) => names.includes(lastSegment(key)));
@@ -490,9 +510,17 @@ export function parseQuery(pairs: [string, string | undefined][]): QueryParams {
   const columnsParam = first("columns");
   const columns = columnsParam === undefined ? undefined : parseColumns(columnsParam);
   const select = parseSelect(first("select") ?? "*");
-  const filters = withValue
-    .filter(([key]) => !RESERVED_EMBEDDABLE.includes(lastSegment(key)) && !RESERVED.includes(key))
-    .map(([key, value]) => parseFilter(key, value));
+  const filters: QueryParams["filters"] = [];
+  const args: [string, string][] = [];
+  for (const [key, value] of withValue) {
+    if (RESERVED_EMBEDDABLE.includes(lastSegment(key)) || RESERVED.includes(key)) continue;
+    if (!rpcRead) filters.push(parseFilter(key, value));
+    else {
+      const parsed = parseRpcPair(key, value);
+      if ("arg" in parsed) args.push([parsed.arg, value]);
+      else filters.push(parsed.filter);
+    }
+  }
   const onConflictParam = first("on_conflict");
   const onConflict = onConflictParam === undefined ? undefined : parseOnConflict(onConflictParam);
 
@@ -513,7 +541,7 @@ export function parseQuery(pairs: [string, string | undefined][]): QueryParams {
       ranges.set(key, { lower: offsetRange.lower, upper: offsetRange.lower + limit - 1 });
     }
   }
-  return { select, filters, logic, order, ranges, columns, onConflict };
+  return { select, filters, logic, order, ranges, columns, onConflict, args };
 }
 
 /** The `Range: first-last` header of a GET; anything else asks for all rows. */

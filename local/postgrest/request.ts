@@ -51,13 +51,10 @@ const cookies = (header: string | null) =>
       .map((part) => [part.slice(0, part.indexOf("=")), part.slice(part.indexOf("=") + 1)]),
   );
 
-/** Runs `sql`, then `after`, in one transaction as the caller with PostgREST's settings; an error undoes both. */
-export function run<T>(
-  request: RestRequest,
-  sql: string,
-  params: Params,
-  after: (row: ResultRow, tx: Sql) => Promise<T> | T,
-): Promise<T> {
+/** The settings PostgREST gives each request's transaction (PreQuery.hs `txVarQuery`), besides the role and claims. */
+export function requestSettings(
+  request: Pick<RestRequest, "headers" | "schema" | "api" | "method" | "path" | "prefs">,
+): Record<string, string> {
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => {
     if (name !== "cookie") headers[name] = value;
@@ -70,6 +67,17 @@ export function run<T>(
     "request.cookies": JSON.stringify(cookies(request.headers.get("cookie"))),
   };
   if (request.prefs.timezone) settings.timezone = request.prefs.timezone;
+  return settings;
+}
+
+/** Runs `sql`, then `after`, in one transaction as the caller with PostgREST's settings; an error undoes both. */
+export function run<T>(
+  request: RestRequest,
+  sql: string,
+  params: Params,
+  after: (row: ResultRow, tx: Sql) => Promise<T> | T,
+): Promise<T> {
+  const settings = requestSettings(request);
   return asRole(
     request.db,
     request.claims,
@@ -141,7 +149,9 @@ export function checkMaxAffected(request: RestRequest, row: ResultRow) {
 }
 
 /** Content-Type of the answer, with Content-Profile when the schema was negotiated. */
-export function contentHeaders(request: RestRequest): Record<string, string> {
+export function contentHeaders(
+  request: Pick<RestRequest, "media" | "schema" | "headers" | "method" | "api">,
+): Record<string, string> {
   const mime = mimeOf(request.media);
   // PostgREST leaves the charset off only for media types it does not know.
   const charset = request.media.kind === "other" ? "" : "; charset=utf-8";

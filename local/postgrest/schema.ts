@@ -140,25 +140,30 @@ function similarity(a: string, b: string): number {
 /** The table name closest to `name` (score 0.75 or more), found the way PostgREST's fuzzy set finds it. */
 export function similarTable(name: string, tables: string[]): string | undefined {
   if (tables.length >= 500) return undefined;
+  return closestMatch(name, tables, 0.75);
+}
+
+/** The entry closest to `name` with at least `minScore`, as the fuzzy set's `getOneWithMinScore` finds it. */
+export function closestMatch(name: string, entries: string[], minScore: number): string | undefined {
   const key = name.toLowerCase();
-  const exact = tables.find((table) => table.toLowerCase() === key);
+  const exact = entries.find((entry) => entry.toLowerCase() === key);
   if (exact !== undefined) return exact;
   for (const size of [3, 2]) {
     const query = gramVector(key, size);
-    const scored = tables
-      .map((table) => {
-        const vector = gramVector(table.toLowerCase(), size);
+    const scored = entries
+      .map((entry) => {
+        const vector = gramVector(entry.toLowerCase(), size);
         let dot = 0;
         for (const [gram, count] of query) dot += count * (vector.get(gram) ?? 0);
-        return { table, cosine: dot === 0 ? 0 : dot / (magnitude(query) * magnitude(vector)) };
+        return { entry, cosine: dot === 0 ? 0 : dot / (magnitude(query) * magnitude(vector)) };
       })
-      .filter((entry) => entry.cosine > 0)
+      .filter((candidate) => candidate.cosine > 0)
       .sort((a, b) => b.cosine - a.cosine)
       .slice(0, 50)
-      .map(({ table }) => ({ table, score: similarity(key, table.toLowerCase()) }))
+      .map(({ entry }) => ({ entry, score: similarity(key, entry.toLowerCase()) }))
       .sort((a, b) => b.score - a.score)
-      .filter((entry) => entry.score >= 0.75);
-    if (scored.length > 0) return scored[0]!.table;
+      .filter((candidate) => candidate.score >= minScore);
+    if (scored.length > 0) return scored[0]!.entry;
   }
   return undefined;
 }

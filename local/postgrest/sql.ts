@@ -193,13 +193,17 @@ export function returningSql(table: string, items: SelectItem[], relation: Relat
   return `RETURNING ${[...names].map((name) => `${table}.${ident(name)}`).join(", ")}`;
 }
 
-/** A JSON payload's rows as `pgrst_body`, typed by the columns; with `defaults`, missing keys take defaults. */
+/**
+ * A JSON payload's rows as `pgrst_body`, typed by the columns; with `defaults`, missing keys take
+ * defaults; with `limitOne`, only the first row (a function's arguments).
+ */
 export function jsonBodySql(
   json: string,
   isObject: boolean,
-  columns: Column[],
+  columns: Pick<Column, "name" | "type" | "default">[],
   params: Params,
   defaults: boolean,
+  limitOne = false,
 ): string {
   const payload = `FROM (SELECT ${params.add(json)}::${defaults ? "jsonb" : "json"} AS json_data) pgrst_payload, `;
   const defaultsObject = () =>
@@ -221,7 +225,7 @@ export function jsonBodySql(
         : `${prefix}_array_elements(${body}) _ `
       : `${prefix}_to_record${isObject ? "" : "set"}(${body}) AS _(${columns
           .map((c) => `${ident(c.name)} ${c.type}`)
-          .join(", ")}) `;
+          .join(", ")}) ${limitOne ? "LIMIT 1" : ""}`;
   const names = columns.map((c) => ident(c.name)).join(", ");
   return `${payload}${defaultsClause}LATERAL (SELECT ${names} FROM ${source}) pgrst_body `;
 }

@@ -660,4 +660,221 @@ describe.each(BACKENDS)("rest on $name", (backend) => {
     console.info(`REST probes on ${backend.name}: ${probes.length} tried, ${leaked} leaked`);
     expect(leaked).toBe(0);
   });
+
+  describe("functions (/rpc)", () => {
+    beforeAll(async () => {
+      // Created after the stack read its schema cache, in the public schema, with the grants a migration would set.
+      await stack.db.exec(`
+        create function public.sayhello(name text) returns text language sql immutable as $$ select 'Hello, ' || name $$;
+        create function public.add_them(a integer, b integer default 10) returns integer language sql immutable as $$ select a + b $$;
+        create function public.rpc_even(n integer) returns boolean language sql immutable as $$ select n % 2 = 0 $$;
+        create function public.rpc_nothing_yet() returns text language sql stable as $$ select null::text $$;
+        create function public.rpc_doc() returns jsonb language sql stable as $$ select '{"a": [1, 2], "b": null}'::jsonb $$;
+        create function public.rpc_whoami() returns uuid language sql stable as $$ select auth.uid() $$;
+        create function public.rpc_series(n integer) returns setof integer language sql stable as $$ select generate_series(1, n) $$;
+        create function public.rpc_pair(out x integer, out y text) language sql stable as $$ select 1, 'one' $$;
+        create function public.rpc_void() returns void language sql volatile as $$ select $$;
+        create function public.rpc_echo(json) returns json language sql immutable as $$ select $1 $$;
+        create table public.rpc_log (id integer generated always as identity primary key, note text not null);
+        alter table public.rpc_log enable row level security;
+        create function public.rpc_note(p_note text) returns integer language sql volatile security definer set search_path = ''
+          as $$ insert into public.rpc_log (note) values (p_note) returning id $$;
+        create function public.rpc_fail(amount integer) returns void language plpgsql security definer set search_path = '' as $$
+        begin
+          insert into public.rpc_log (note) values ('before the failure');
+          raise exception 'Amount % is too large', amount using errcode = 'P0001', detail = 'At most 100', hint = 'Ask for less';
+        end $$;
+        create function public.rpc_order_count() returns bigint language sql stable security definer set search_path = ''
+          as $$ select count(*) from public.stripe_orders $$;
+        create function public.rpc_private() returns text language sql stable as $$ select 'secret' $$;
+        create function public.overloaded() returns setof integer language sql as $$ values (1), (2), (3) $$;
+        create function public.overloaded(a integer, b integer) returns integer language sql as $$ select a + b $$;
+        create function public.overloaded(a text, b text, c text) returns text language sql as $$ select a || b || c $$;
+        create function public.overloaded_same_args(arg integer) returns text language sql as $$ select 'integer' $$;
+        create function public.overloaded_same_args(arg date) returns text language sql as $$ select 'date' $$;
+        create function public.overloaded_same_args(arg text, num integer default 0) returns text language sql as $$ select 'text' $$;
+        grant execute on all functions in schema public to anon, authenticated, service_role;
+        revoke execute on function public.rpc_private() from public, anon, authenticated;
+      `);
+    });
+    afterAll(async () => {
+      await stack.db.exec(`
+        drop function public.sayhello, public.add_them, public.rpc_even, public.rpc_nothing_yet, public.rpc_doc,
+          public.rpc_whoami, public.rpc_series, public.rpc_pair, public.rpc_void, public.rpc_echo, public.rpc_note,
+          public.rpc_fail, public.rpc_order_count, public.rpc_private, public.overloaded(), public.overloaded(integer, integer),
+          public.overloaded(text, text, text), public.overloaded_same_args(integer), public.overloaded_same_args(date),
+          public.overloaded_same_args(text, integer);
+        drop table public.rpc_log;
+      `);
+    });
+    const notes = async () =>
+      (await stack.db.query<{ note: string }>("select note from public.rpc_log order by id")).rows.map((r) => r.note);
+
+    it("answers a scalar as its bare JSON value (SqlFragment.hs asJsonF): text, integer, boolean, null, jsonb, uuid", async () => {
+      const anon = stack.client();
+      expect(await anon.rpc("sayhello", { name: "Ada" })).toMatchObject({
+        status: 200,
+        data: "Hello, Ada",
+        error: null,
+      });
+      expect((await anon.rpc("add_them", { a: 1, b: 2 })).data).toBe(3);
+      expect((await anon.rpc("rpc_even", { n: 4 })).data).toBe(true);
+      expect(await anon.rpc("rpc_nothing_yet")).toMatchObject({ status: 200, data: null, error: null });
+      expect((await anon.rpc("rpc_doc")).data).toEqual({ a: [1, 2], b: null });
+      // The call runs with the caller's claims: auth.uid() is the signed-in user, a uuid as a JSON string.
+      expect((await ada.client.rpc("rpc_whoami")).data).toBe(ada.id);
+      expect((await anon.rpc("rpc_whoami")).data).toBeNull();
+      const answer = await raw("rpc/sayhello", { method: "POST", body: JSON.stringify({ name: "Ben" }) });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect(answer.headers.get("content-range")).toBe("0-0/*");
+      expect(await answer.text()).toBe('"Hello, Ben"');
+    });
+
+    it("answers a set of scalars as an array and a composite as an object, counted and ranged as PostgREST does", async () => {
+      const anon = stack.client();
+      expect((await anon.rpc("rpc_series", { n: 3 })).data).toEqual([1, 2, 3]);
+      const counted = await anon.rpc("rpc_series", { n: 5 }, { count: "exact" }).range(1, 2);
+      expect(counted).toMatchObject({ status: 206, data: [2, 3], count: 5 });
+      expect((await anon.rpc("rpc_series", { n: 0 })).data).toEqual([]);
+      expect((await anon.rpc("rpc_pair")).data).toEqual({ x: 1, y: "one" });
+      // Void answers 204 with no body (Response.hs funcReturnsVoid).
+      expect(await anon.rpc("rpc_void")).toMatchObject({ status: 204, data: null, error: null });
+    });
+
+    it("finds the function by its argument names, defaults may be left out, and a single unnamed json parameter takes the body (Plan.hs findProc)", async () => {
+      const anon = stack.client();
+      expect((await anon.rpc("add_them", { a: 1 })).data).toBe(11);
+      expect((await anon.rpc("add_them", { b: 2, a: 5 })).data).toBe(7);
+      expect((await anon.rpc("add_them", { a: 1 }, { get: true })).data).toBe(11);
+      expect((await anon.rpc("overloaded", { a: 1, b: 2 })).data).toBe(3);
+      expect((await anon.rpc("overloaded", { a: "x", b: "y", c: "z" })).data).toBe("xyz");
+      expect((await anon.rpc("overloaded")).data).toEqual([1, 2, 3]);
+      expect((await anon.rpc("rpc_echo", { any: ["thing", 1] })).data).toEqual({ any: ["thing", 1] });
+    });
+
+    it("answers an unknown function or argument names with PGRST202 as PostgREST's RpcSpec pins them (Error.hs NoRpc, noRpcHint)", async () => {
+      const expectAnswer = async (path: string, init: RequestInit, status: number, body: object) => {
+        const answer = await raw(path, init);
+        expect(answer.status).toBe(status);
+        expect(await answer.json()).toEqual(body);
+      };
+      await expectAnswer("rpc/sayhell", {}, 404, {
+        hint: "Perhaps you meant to call the function public.sayhello",
+        message: "Could not find the function public.sayhell without parameters in the schema cache",
+        code: "PGRST202",
+        details:
+          "Searched for the function public.sayhell without parameters, but no matches were found in the schema cache.",
+      });
+      await expectAnswer("rpc/sayhello?nam=Peter", {}, 404, {
+        hint: "Perhaps you meant to call the function public.sayhello(name)",
+        message: "Could not find the function public.sayhello(nam) in the schema cache",
+        code: "PGRST202",
+        details:
+          "Searched for the function public.sayhello with parameter nam, but no matches were found in the schema cache.",
+      });
+      await expectAnswer("rpc/add_them?a=1&b=2&smthelse=blabla", {}, 404, {
+        hint: "Perhaps you meant to call the function public.add_them(a, b)",
+        message: "Could not find the function public.add_them(a, b, smthelse) in the schema cache",
+        code: "PGRST202",
+        details:
+          "Searched for the function public.add_them with parameters a, b, smthelse, but no matches were found in the schema cache.",
+      });
+      await expectAnswer("rpc/overloaded?wrong_arg=value", {}, 404, {
+        hint: null,
+        message: "Could not find the function public.overloaded(wrong_arg) in the schema cache",
+        code: "PGRST202",
+        details:
+          "Searched for the function public.overloaded with parameter wrong_arg, but no matches were found in the schema cache.",
+      });
+      await expectAnswer("rpc/overloaded?a=1&b=2&wrong_arg=value", {}, 404, {
+        hint: "Perhaps you meant to call the function public.overloaded(a, b, c)",
+        message: "Could not find the function public.overloaded(a, b, wrong_arg) in the schema cache",
+        code: "PGRST202",
+        details:
+          "Searched for the function public.overloaded with parameters a, b, wrong_arg, but no matches were found in the schema cache.",
+      });
+      // A JSON POST could also have meant a single unnamed json parameter, and says so.
+      const posted = await stack.client().rpc("sayhello", { nam: "Peter" });
+      expect(posted).toMatchObject({ status: 404, data: null });
+      expect(posted.error).toEqual({
+        code: "PGRST202",
+        details:
+          "Searched for the function public.sayhello with parameter nam or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.",
+        hint: "Perhaps you meant to call the function public.sayhello(name)",
+        message: "Could not find the function public.sayhello(nam) in the schema cache",
+      });
+    });
+
+    it("answers overloads the argument names cannot tell apart with PGRST203 (Error.hs AmbiguousRpc)", async () => {
+      const answer = await raw("rpc/overloaded_same_args?arg=value");
+      expect(answer.status).toBe(300);
+      expect(await answer.json()).toEqual({
+        hint: "Try renaming the parameters or the function itself in the database so function overloading can be resolved",
+        message:
+          "Could not choose the best candidate function between: public.overloaded_same_args(arg => date), public.overloaded_same_args(arg => integer), public.overloaded_same_args(arg => text, num => integer)",
+        code: "PGRST203",
+        details: null,
+      });
+    });
+
+    it("leaves EXECUTE to Postgres: without it anon gets 401 and a user 403 (42501), the service role with it gets the answer", async () => {
+      const anon = await stack.client().rpc("rpc_private");
+      expect(anon).toMatchObject({ status: 401, data: null });
+      expect(anon.error).toMatchObject({ code: "42501", message: "permission denied for function rpc_private" });
+      const user = await ada.client.rpc("rpc_private");
+      expect(user).toMatchObject({ status: 403, error: { code: "42501" } });
+      expect(await service.rpc("rpc_private")).toMatchObject({ status: 200, data: "secret", error: null });
+    });
+
+    it("runs a security definer function with its owner's rights: anon counts orders it cannot read", async () => {
+      const anon = stack.client();
+      expect((await anon.from("stripe_orders").select("id")).error).toMatchObject({ code: "42501" });
+      expect(await anon.rpc("rpc_order_count")).toMatchObject({ status: 200, data: 3, error: null });
+    });
+
+    it("answers a raised exception with its message, detail and hint (P0001 is 400), and undoes the call's writes", async () => {
+      const before = await notes();
+      const failed = await stack.client().rpc("rpc_fail", { amount: 500 });
+      expect(failed).toMatchObject({ status: 400, data: null });
+      expect(failed.error).toEqual({
+        code: "P0001",
+        details: "At most 100",
+        hint: "Ask for less",
+        message: "Amount 500 is too large",
+      });
+      expect(await notes()).toEqual(before);
+    });
+
+    it("runs GET read-only, so a volatile function that writes fails there (25006 is 405) and works by POST (Plan.hs callReadPlan)", async () => {
+      const before = await notes();
+      const viaGet = await stack.client().rpc("rpc_note", { p_note: "by GET" }, { get: true });
+      expect(viaGet).toMatchObject({ status: 405, data: null });
+      expect(viaGet.error).toMatchObject({
+        code: "25006",
+        message: "cannot execute INSERT in a read-only transaction",
+      });
+      expect(await notes()).toEqual(before);
+      const viaPost = await stack.client().rpc("rpc_note", { p_note: "by POST" });
+      expect(viaPost).toMatchObject({ status: 200, error: null });
+      expect(typeof viaPost.data).toBe("number");
+      expect(await notes()).toEqual([...before, "by POST"]);
+    });
+
+    it("sees functions created, replaced and dropped, as Supabase's pgrst_ddl_watch reloads PostgREST's schema cache", async () => {
+      const anon = stack.client();
+      expect((await anon.rpc("rpc_late")).error).toMatchObject({ code: "PGRST202" });
+      await stack.db.exec("create function public.rpc_late() returns integer language sql as $$ select 1 $$");
+      try {
+        expect((await anon.rpc("rpc_late")).data).toBe(1);
+        await stack.db.exec(
+          "drop function public.rpc_late(); create function public.rpc_late(n integer) returns setof integer language sql as $$ select n $$",
+        );
+        expect((await anon.rpc("rpc_late")).error).toMatchObject({ code: "PGRST202" });
+        expect((await anon.rpc("rpc_late", { n: 7 })).data).toEqual([7]);
+      } finally {
+        await stack.db.exec("drop function if exists public.rpc_late(integer)");
+      }
+    });
+  });
 });
