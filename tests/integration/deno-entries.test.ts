@@ -1,0 +1,212 @@
+/**
+ * Each function's Supabase Edge entry (functions/<name>/index.ts) under the real Deno runtime
+ * (the `deno` npm package), with the function's own deno.json import map as `supabase functions
+ * deploy` bundles it (npm: specifiers, fetched from the npm registry into Deno's cache), served
+ * by `Deno.serve` and talking to the local stack: the Stripe stand-in and the Supabase API.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkoutRequest } from "../../functions/_shared/checkout-request.ts";
+import { startTestStack, type TestStack } from "../../local/harness.ts";
+
+const root = join(import.meta.dirname, "../..");
+const DENO = join(root, "node_modules/.bin/deno");
+const SITE = "http://localhost:4321";
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+/**
+ * Deno's environment: this process's (proxy and certificate settings included) without the
+ * functions' own variables, which each test sets; the system's CA store, as npm uses it.
+ */
+function denoEnv(): Record<string, string> {
+  const env: Record<string, string> = {
+    NO_COLOR: "1",
+    DENO_TLS_CA_STORE: process.env.DENO_TLS_CA_STORE ?? "system,mozilla",
+  };
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !/^(STRIPE_|SUPABASE_|ALLOWED_ORIGINS$)/.test(name)) env[name] ??= value;
+  }
+  return env;
+}
+
+/** Fetches the entry's npm imports into Deno's cache, as `supabase functions deploy` does; once more after a network hiccup. */
+function cacheEntry(dir: string): Promise<void> {
+  const attempt = () =>
+    new Promise<string | null>((resolve) => {
+      const child = spawn(DENO, ["cache", "--quiet", "--config", join(dir, "deno.json"), join(dir, "index.ts")], {
+        cwd: dir,
+        env: denoEnv(),
+      });
+      let output = "";
+      child.stderr.on("data", (chunk) => (output += chunk));
+      child.on("exit", (code) => resolve(code === 0 ? null : output));
+    });
+  return attempt().then(async (failed) => {
+    if (failed === null) return;
+    const again = await attempt();
+    if (again !== null) throw new Error(`deno cache failed: ${again}`);
+  });
+}
+
+/** Starts `functions/<name>/index.ts` under Deno on a free port; resolves once it listens. */
+async function serveEntry(name: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const dir = join(root, "functions", name);
+  await cacheEntry(dir);
+  const child = spawn(
+    DENO,
+    [
+      "run",
+      "--quiet",
+      "--config",
+      join(dir, "deno.json"),
+      "--allow-net",
+      "--allow-env",
+      "--allow-read",
+      join(dir, "index.ts"),
+    ],
+    {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "",
+        DENO_SERVE_ADDRESS: `tcp:127.0.0.1:${port}`,
+        NO_COLOR: "1",
+        ...env,
+      },
+    },
+  );
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 110_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`deno exited (${child.exitCode}): ${output}`);
+    try {
+      await fetch(url, { method: "OPTIONS" });
+      return { url, child };
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  child.kill();
+  throw new Error(`deno did not start ${name} in time: ${output}`);
+}
+
+describe("the functions' Edge entries under Deno", () => {
+  let stack: TestStack;
+  const children: ChildProcess[] = [];
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ name: "PGlite" }, { seed: false });
+    env = {
+      SUPABASE_URL: stack.url,
+      SUPABASE_SERVICE_ROLE_KEY: stack.serviceKey,
+      STRIPE_SECRET_KEY: stack.stripe.secretKey,
+      STRIPE_API_URL: stack.url,
+      STRIPE_WEBHOOK_SECRET: stack.stripe.webhookSecret,
+      ALLOWED_ORIGINS: SITE,
+    };
+  }, 60_000);
+  afterAll(async () => {
+    for (const child of children) child.kill();
+    await stack?.stop();
+  });
+
+  it("stripe-checkout answers its preflight and creates a Checkout Session at the stand-in", async () => {
+    const { url, child } = await serveEntry("stripe-checkout", env);
+    children.push(child);
+    const preflight = await fetch(url, {
+      method: "OPTIONS",
+      headers: { origin: SITE, "access-control-request-method": "POST" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe(SITE);
+
+    const body = checkoutRequest(
+      SITE,
+      { checkoutKey: "OS_ACCELERATOR", stripeLookupKey: "os_accelerator" },
+      "deno@example.com",
+    );
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { origin: SITE, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(200);
+    const { url: hosted } = (await response.json()) as { url: string };
+    expect(hosted.startsWith(`${stack.url}/`)).toBe(true);
+    const sessionId = /cs_test_[A-Za-z0-9]+/.exec(hosted)?.[0];
+    const stripe = new Stripe(stack.stripe.secretKey, {
+      host: "localhost",
+      port: stack.port,
+      protocol: "http",
+      httpClient: Stripe.createFetchHttpClient(),
+    });
+    const session = await stripe.checkout.sessions.retrieve(sessionId!);
+    expect(session.metadata?.product_key).toBe("OS_ACCELERATOR");
+    expect(session.amount_total).toBe(299_900);
+
+    const refused = await fetch(url, {
+      method: "POST",
+      headers: { origin: SITE, "content-type": "application/json" },
+      body: JSON.stringify({ ...body, price_id: "price_cheap" }),
+    });
+    expect(refused.status).toBe(400);
+  }, 120_000);
+
+  it("stripe-webhook verifies the signature with Web Crypto and records the order", async () => {
+    const { url, child } = await serveEntry("stripe-webhook", env);
+    children.push(child);
+    const event = {
+      id: "evt_deno_entry_1",
+      object: "event",
+      type: "checkout.session.completed",
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: "cs_test_deno_entry_1",
+          object: "checkout.session",
+          mode: "payment",
+          status: "complete",
+          payment_status: "paid",
+          amount_subtotal: 30_000,
+          amount_total: 30_000,
+          currency: "usd",
+          customer: "cus_DenoEntry1",
+          customer_details: { email: "deno-buyer@example.com" },
+          metadata: { product_key: "GROWTH_MINDSET" },
+          payment_intent: "pi_deno_entry_1",
+        },
+      },
+    };
+    const payload = JSON.stringify(event);
+    const signature = await Stripe.webhooks.generateTestHeaderStringAsync({
+      payload,
+      secret: stack.stripe.webhookSecret,
+      cryptoProvider: Stripe.createSubtleCryptoProvider(),
+    });
+    const forged = await fetch(url, { method: "POST", headers: { "stripe-signature": "t=1,v1=00" }, body: payload });
+    expect(forged.status).toBe(400);
+    const response = await fetch(url, { method: "POST", headers: { "stripe-signature": signature }, body: payload });
+    expect(response.status).toBe(200);
+    const { rows } = await stack.db.query<{ status: string }>(
+      "select status::text from public.stripe_orders where checkout_session_id = 'cs_test_deno_entry_1'",
+    );
+    expect(rows).toEqual([{ status: "completed" }]);
+  }, 120_000);
+});

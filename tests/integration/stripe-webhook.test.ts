@@ -1,0 +1,263 @@
+/**
+ * functions/stripe-webhook through the local stack, on PGlite and PostgreSQL: what a delivery
+ * may and may not change. Events are built and signed here exactly as Stripe signs them (the
+ * real `stripe` library's test-header helper, with the stand-in's signing secret), so each test
+ * controls what arrives and when. Hostile deliveries are counted: tried and accepted.
+ */
+import { randomBytes } from "node:crypto";
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKENDS, startTestStack, type TestStack } from "../../local/harness.ts";
+
+const cryptoProvider = Stripe.createSubtleCryptoProvider();
+const id = (prefix: string) => `${prefix}_${randomBytes(9).toString("hex")}`;
+
+/** A Checkout Session of ours as Stripe sends it in an event: paid by card unless changed. */
+function session(email: string, overrides: Record<string, unknown> = {}) {
+  return {
+    id: id("cs_test"),
+    object: "checkout.session",
+    mode: "payment",
+    status: "complete",
+    payment_status: "paid",
+    amount_subtotal: 30_000,
+    amount_total: 30_000,
+    currency: "usd",
+    customer: id("cus"),
+    customer_email: null,
+    customer_details: { email, name: null },
+    metadata: { product_key: "GROWTH_MINDSET", utm_source: "newsletter", landing_page: "/mindset" },
+    payment_intent: id("pi"),
+    livemode: false,
+    ...overrides,
+  };
+}
+
+function event(type: string, object: unknown) {
+  return {
+    id: id("evt"),
+    object: "event",
+    api_version: "2026-10-28.endive",
+    created: Math.floor(Date.now() / 1000),
+    data: { object },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+  };
+}
+
+interface Delivery {
+  payload: string;
+  signature: string;
+}
+
+describe.each(BACKENDS)("stripe-webhook on $name", (backend) => {
+  let stack: TestStack;
+  let secret: string;
+  const hostile = { tried: 0, accepted: 0 };
+
+  const sign = async (body: unknown, options: { secret?: string; timestamp?: number } = {}): Promise<Delivery> => {
+    const payload = typeof body === "string" ? body : JSON.stringify(body, null, 2);
+    const signature = await Stripe.webhooks.generateTestHeaderStringAsync({
+      payload,
+      secret: options.secret ?? secret,
+      timestamp: options.timestamp,
+      cryptoProvider,
+    });
+    return { payload, signature };
+  };
+  const deliver = (delivery: Partial<Delivery> & { payload: string }) =>
+    fetch(`${stack.url}/functions/v1/stripe-webhook`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        ...(delivery.signature ? { "stripe-signature": delivery.signature } : {}),
+      },
+      body: delivery.payload,
+    });
+  const attack = async (delivery: Partial<Delivery> & { payload: string }) => {
+    hostile.tried++;
+    const response = await deliver(delivery);
+    if (response.ok) hostile.accepted++;
+    return response;
+  };
+  const orders = async (sessionId: string) =>
+    (
+      await stack.db.query<{ status: string; payment_status: string; product_key: string; attribution: unknown }>(
+        "select status::text, payment_status, product_key, attribution from public.stripe_orders where checkout_session_id = $1",
+        [sessionId],
+      )
+    ).rows;
+  const users = async (email: string) =>
+    (await stack.db.query<{ id: string }>("select id from auth.users where email = $1", [email])).rows;
+  const mails = (email: string) => stack.mail.list().filter((m) => m.to === email);
+  const anyRowsFor = async (sessionId: string, email: string) =>
+    (await orders(sessionId)).length + (await users(email)).length + mails(email).length;
+
+  beforeAll(async () => {
+    stack = await startTestStack(backend, { seed: false });
+    secret = stack.stripe.webhookSecret;
+  }, 60_000);
+  afterAll(async () => {
+    console.log(`[${backend.name}] hostile webhook deliveries: tried ${hostile.tried}, accepted ${hostile.accepted}`);
+    await stack?.stop();
+  });
+
+  it("records a paid checkout: the order with the program and attribution, the buyer's account, one set-password e-mail", async () => {
+    const email = `${id("buyer")}@example.com`;
+    const paid = session(email);
+    const response = await deliver(await sign(event("checkout.session.completed", paid)));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ received: true, outcome: "recorded" });
+    expect(await orders(paid.id)).toEqual([
+      {
+        status: "completed",
+        payment_status: "paid",
+        product_key: "GROWTH_MINDSET",
+        attribution: { utm_source: "newsletter", landing_page: "/mindset" },
+      },
+    ]);
+    expect(await users(email)).toHaveLength(1);
+    const sent = mails(email);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.html).toMatch(/\/reset-password\?token_hash=[^"&]+&(amp;)?type=invite/);
+  });
+
+  it("refuses unsigned, wrongly signed, stale and one-byte-changed deliveries, changing nothing (Stripe's constructEvent rules)", async () => {
+    const email = `${id("victim")}@example.com`;
+    const paid = session(email);
+    const body = JSON.stringify(event("checkout.session.completed", paid));
+    const good = await sign(body);
+    const tamperedAmount = body.replace('"amount_total":30000', '"amount_total":30001');
+    expect(tamperedAmount).not.toBe(body);
+    const cases: [string, Partial<Delivery> & { payload: string }][] = [
+      ["no signature header", { payload: body }],
+      ["signed with another secret", await sign(body, { secret: `whsec_${randomBytes(24).toString("base64")}` })],
+      [
+        "signed 301 s ago (over the 300 s tolerance)",
+        await sign(body, { timestamp: Math.floor(Date.now() / 1000) - 301 }),
+      ],
+      ["a byte of the body changed", { payload: tamperedAmount, signature: good.signature }],
+      ["a byte appended", { payload: `${body} `, signature: good.signature }],
+      ["the signature of another body", { payload: body, signature: (await sign(`${body}\n`)).signature }],
+      ["a garbled signature header", { payload: body, signature: "t=1,v1=deadbeef" }],
+    ];
+    for (const [name, delivery] of cases) {
+      const response = await attack(delivery);
+      expect(response.status, name).toBe(400);
+    }
+    expect(await anyRowsFor(paid.id, email)).toBe(0);
+  });
+
+  it("a replayed delivery (the same signed request again) changes nothing", async () => {
+    const email = `${id("replay")}@example.com`;
+    const paid = session(email);
+    const delivery = await sign(event("checkout.session.completed", paid));
+    expect((await deliver(delivery)).status).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      const response = await attack(delivery);
+      // Within the tolerance a replay is a valid delivery of an event already recorded: 2xx, no change.
+      expect(await response.json()).toEqual({ received: true, outcome: "duplicate" });
+      hostile.accepted--;
+    }
+    expect(await orders(paid.id)).toHaveLength(1);
+    expect(await users(email)).toHaveLength(1);
+    expect(mails(email)).toHaveLength(1);
+  });
+
+  it("the same event delivered twice, then 20 times at once, gives one order, one account and one e-mail", async () => {
+    const email = `${id("concurrent")}@example.com`;
+    const paid = session(email);
+    const delivery = await sign(event("checkout.session.completed", paid));
+    const answers = await Promise.all(Array.from({ length: 20 }, () => deliver(delivery)));
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const outcomes = await Promise.all(answers.map(async (r) => ((await r.json()) as { outcome: string }).outcome));
+    expect(outcomes.filter((o) => o === "recorded")).toHaveLength(1);
+    expect((await deliver(delivery)).status).toBe(200);
+    expect(await orders(paid.id)).toHaveLength(1);
+    expect(await users(email)).toHaveLength(1);
+    expect(mails(email)).toHaveLength(1);
+  });
+
+  it("20 different events about one new buyer at once still give one account and one e-mail", async () => {
+    const email = `${id("rush")}@example.com`;
+    const customer = id("cus");
+    const deliveries = await Promise.all(
+      Array.from({ length: 20 }, async () => sign(event("checkout.session.completed", session(email, { customer })))),
+    );
+    const answers = await Promise.all(deliveries.map(deliver));
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(await users(email)).toHaveLength(1);
+    expect(mails(email)).toHaveLength(1);
+    const { rows } = await stack.db.query<{ n: number }>(
+      "select count(*)::int as n from public.stripe_orders where customer_id = $1",
+      [customer],
+    );
+    expect(rows[0]!.n).toBe(20);
+  });
+
+  it("a delayed payment: pending at completion, completed when it settles, even when the events arrive the other way round", async () => {
+    const inOrder = session(`${id("bank")}@example.com`, { payment_status: "unpaid", payment_intent: null });
+    await deliver(await sign(event("checkout.session.completed", inOrder)));
+    expect((await orders(inOrder.id))[0]).toMatchObject({ status: "pending", payment_status: "unpaid" });
+    await deliver(
+      await sign(event("checkout.session.async_payment_succeeded", { ...inOrder, payment_status: "paid" })),
+    );
+    expect((await orders(inOrder.id))[0]).toMatchObject({ status: "completed", payment_status: "paid" });
+
+    const reversed = session(`${id("bank")}@example.com`, { payment_status: "unpaid" });
+    await deliver(
+      await sign(event("checkout.session.async_payment_succeeded", { ...reversed, payment_status: "paid" })),
+    );
+    await deliver(await sign(event("checkout.session.completed", reversed)));
+    expect((await orders(reversed.id))[0]).toMatchObject({ status: "completed", payment_status: "paid" });
+  });
+
+  it("a failed delayed payment ends failed, whichever event comes first", async () => {
+    for (const order of [
+      ["completed", "failed"],
+      ["failed", "completed"],
+    ] as const) {
+      const unpaid = session(`${id("fail")}@example.com`, { payment_status: "unpaid" });
+      for (const step of order) {
+        const type = step === "completed" ? "checkout.session.completed" : "checkout.session.async_payment_failed";
+        expect((await deliver(await sign(event(type, unpaid)))).status).toBe(200);
+      }
+      expect((await orders(unpaid.id))[0]?.status).toBe("failed");
+    }
+  });
+
+  it("an abandoned (expired) checkout leaves no order, no account and no e-mail", async () => {
+    const email = `${id("abandoned")}@example.com`;
+    const open = session(email, { status: "expired", payment_status: "unpaid", payment_intent: null });
+    const response = await deliver(await sign(event("checkout.session.expired", open)));
+    expect(response.status).toBe(200);
+    expect(await anyRowsFor(open.id, email)).toBe(0);
+  });
+
+  it("answers 2xx and records nothing for events of no concern: other types, other sites' sessions", async () => {
+    const email = `${id("other")}@example.com`;
+    const foreign = session(email, { metadata: { product_key: "SOMETHING_ELSE" } });
+    const noProduct = session(email, { metadata: {} });
+    const subscription = session(email, { mode: "subscription" });
+    for (const body of [
+      event("customer.created", { id: id("cus"), object: "customer", email }),
+      event("payment_intent.succeeded", { id: id("pi"), object: "payment_intent" }),
+      event("checkout.session.completed", foreign),
+      event("checkout.session.completed", noProduct),
+      event("checkout.session.completed", subscription),
+    ]) {
+      const response = await deliver(await sign(body));
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { outcome: string }).outcome).toBe("ignored");
+    }
+    expect(await users(email)).toHaveLength(0);
+    expect(mails(email)).toHaveLength(0);
+  });
+
+  it("refuses other methods", async () => {
+    const response = await fetch(`${stack.url}/functions/v1/stripe-webhook`);
+    expect(response.status).toBe(405);
+  });
+});
