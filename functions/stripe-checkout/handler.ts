@@ -18,8 +18,9 @@ const PRICE_TTL_MS = 5 * 60_000;
 const prices = new Map<string, { price: Stripe.Price; until: number }>();
 
 /** The active price with the product's lookup key, checked against the catalogue's amount. */
-async function priceOf(stripe: Stripe, product: CatalogueProduct): Promise<Stripe.Price> {
-  const cached = prices.get(product.lookupKey);
+async function priceOf(stripe: Stripe, product: CatalogueProduct, account: string): Promise<Stripe.Price> {
+  const cacheKey = `${account}:${product.lookupKey}`;
+  const cached = prices.get(cacheKey);
   if (cached && cached.until > Date.now()) return cached.price;
   const { data } = await stripe.prices.list({ lookup_keys: [product.lookupKey], active: true, limit: 1 });
   const price = data[0];
@@ -30,7 +31,7 @@ async function priceOf(stripe: Stripe, product: CatalogueProduct): Promise<Strip
       `Stripe price ${price.id} (${product.lookupKey}) is ${price.unit_amount} ${price.currency}, the catalogue says ${product.priceCents} ${product.currency}: run npm run stripe:setup`,
     );
   }
-  prices.set(product.lookupKey, { price, until: Date.now() + PRICE_TTL_MS });
+  prices.set(cacheKey, { price, until: Date.now() + PRICE_TTL_MS });
   return price;
 }
 
@@ -68,19 +69,30 @@ export default async function handler(request: Request, env: Env): Promise<Respo
 
   try {
     const stripe = stripeClient(env);
-    const [price, customer] = await Promise.all([priceOf(stripe, product), customerFor(stripe, email)]);
-    const session = await stripe.checkout.sessions.create(
-      {
-        mode: "payment",
-        customer,
-        line_items: [{ price: price.id, quantity: 1 }],
-        success_url: successUrl,
-        cancel_url: cancelUrl,
-        metadata: { product_key: product.key, ...attribution },
-        payment_intent_data: { metadata: { product_key: product.key } },
-      },
-      { idempotencyKey: `checkout-${crypto.randomUUID()}` },
-    );
+    const account = `${env.STRIPE_SECRET_KEY}@${env.STRIPE_API_URL ?? ""}`;
+    const [price, customer] = await Promise.all([priceOf(stripe, product, account), customerFor(stripe, email)]);
+    const create = (priceId: string) =>
+      stripe.checkout.sessions.create(
+        {
+          mode: "payment",
+          customer,
+          line_items: [{ price: priceId, quantity: 1 }],
+          success_url: successUrl,
+          cancel_url: cancelUrl,
+          metadata: { product_key: product.key, ...attribution },
+          payment_intent_data: { metadata: { product_key: product.key } },
+        },
+        { idempotencyKey: `checkout-${crypto.randomUUID()}` },
+      );
+    let session: Stripe.Checkout.Session;
+    try {
+      session = await create(price.id);
+    } catch (error) {
+      // The cached price was archived since (stripe:setup replaced it): look it up again, once.
+      if ((error as { param?: string }).param !== "line_items[0][price]") throw error;
+      prices.delete(`${account}:${product.lookupKey}`);
+      session = await create((await priceOf(stripe, product, account)).id);
+    }
     if (!session.url) throw new Error(`Checkout Session ${session.id} has no url`);
     return answer({ url: session.url });
   } catch (error) {

@@ -1,9 +1,10 @@
 /**
  * What a verified Stripe event does to the database: the webhook's whole logic, shared by the
- * handler (./handler.ts) and `npm run stripe:reconcile`. Each event about a Checkout Session of
- * ours ends in one call of `record_stripe_event` (supabase/migrations/*_checkout_webhook.sql),
- * which records the event id and upserts the customer and the order in one transaction; the
- * buyer's account is found or created (with the set-password e-mail) before it. Every step is
+ * handler (./handler.ts) and `npm run stripe:reconcile`. An event about a Checkout Session of
+ * ours takes two database calls (supabase/migrations/*_checkout_webhook.sql):
+ * `prepare_stripe_event` (seen before? the buyer's account, or the claim to create it), then,
+ * after Auth's invite for a new buyer, `record_stripe_event`, which records the event id and
+ * upserts the customer and the order in one transaction. Every step is
  * idempotent, so a redelivery or a concurrent delivery cannot add a second order or user, and
  * the database keeps an order's status from moving backwards when events arrive out of order.
  */
@@ -44,40 +45,51 @@ function statusFor(type: string, session: Stripe.Checkout.Session): OrderStatus 
 /** How long a delivery waits for a concurrent one that is creating the same buyer's account. */
 const WAIT_FOR_ACCOUNT_MS = 3_000;
 
-/**
- * The account of `email`: found, or created with the set-password (invite) e-mail. Of concurrent
- * deliveries for one new buyer, only the one that claims the address invites (Auth would e-mail
- * an unconfirmed address again on every invite); the others wait for the account to appear.
- */
-export async function ensureBuyer(admin: SupabaseClient, email: string, log: (m: string) => void): Promise<string> {
-  const lookup = async () => {
-    const { data, error } = await admin.rpc("auth_user_id_by_email", { p_email: email });
-    if (error) throw new RetryableError(`Looking up the buyer's account failed: ${error.message}`);
-    return (data as string | null) ?? null;
-  };
-  const existing = await lookup();
-  if (existing) return existing;
+/** What `prepare_stripe_event` answers: a duplicate, or the buyer's account, or the right to create it. */
+interface Prepared {
+  duplicate: boolean;
+  user_id?: string;
+  claimed?: boolean;
+}
 
-  const claim = await admin.rpc("claim_buyer_invite", { p_email: email });
-  if (claim.error) throw new RetryableError(`Claiming the buyer's invite failed: ${claim.error.message}`);
-  if (claim.data !== true) {
+async function prepare(admin: SupabaseClient, eventId: string, email: string | null): Promise<Prepared> {
+  const { data, error } = await admin.rpc("prepare_stripe_event", { p_event_id: eventId, p_email: email });
+  if (error) throw new RetryableError(`Preparing ${eventId} failed: ${error.message}`);
+  return data as Prepared;
+}
+
+async function lookup(admin: SupabaseClient, email: string): Promise<string | null> {
+  const { data, error } = await admin.rpc("auth_user_id_by_email", { p_email: email });
+  if (error) throw new RetryableError(`Looking up the buyer's account failed: ${error.message}`);
+  return (data as string | null) ?? null;
+}
+
+/**
+ * The account of `email`: the one that exists, or a new one made with Auth's invite, which sends
+ * the set-password e-mail. Of concurrent deliveries for one new buyer only the one that claimed
+ * the address invites (Auth would e-mail an unconfirmed address again on every invite); the
+ * others wait for the account to appear.
+ */
+export async function ensureBuyer(
+  admin: SupabaseClient,
+  email: string,
+  prepared: Prepared,
+  log: (m: string) => void,
+): Promise<string> {
+  if (prepared.user_id) return prepared.user_id;
+  if (!prepared.claimed) {
     for (let waited = 0; waited < WAIT_FOR_ACCOUNT_MS; waited += 100) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const created = await lookup();
+      const created = await lookup(admin, email);
       if (created) return created;
     }
     throw new RetryableError(`Another delivery is still creating the account of ${email}`);
   }
 
-  const done = async (userId: string) => {
-    const { error } = await admin.from("buyer_invites").update({ user_id: userId }).eq("email", email.toLowerCase());
-    if (error) log(`Could not mark the invite of ${email} as sent: ${error.message}`);
-    return userId;
-  };
   const invited = await admin.auth.admin.inviteUserByEmail(email);
-  if (!invited.error) return done(invited.data.user.id);
-  const now = await lookup();
-  if (now) return done(now);
+  if (!invited.error) return invited.data.user.id;
+  const now = await lookup(admin, email);
+  if (now) return now;
   const status = invited.error.status ?? 0;
   if (status === 0 || status === 429 || status >= 500) {
     // Let the next delivery claim the address at once.
@@ -88,9 +100,9 @@ export async function ensureBuyer(admin: SupabaseClient, email: string, log: (m:
   // account, and the buyer can ask for a password link from /forgot-password.
   log(`The set-password e-mail to ${email} was refused (${invited.error.message}); creating the account without it.`);
   const created = await admin.auth.admin.createUser({ email, email_confirm: true });
-  if (created.data.user) return done(created.data.user.id);
-  const afterCreate = await lookup();
-  if (afterCreate) return done(afterCreate);
+  if (created.data.user) return created.data.user.id;
+  const afterCreate = await lookup(admin, email);
+  if (afterCreate) return afterCreate;
   throw new RetryableError(`Creating the buyer's account failed: ${created.error?.message}`);
 }
 
@@ -109,7 +121,10 @@ async function recordSession(
     log(`Skipped ${event.type} ${event.id}: session ${session.id} is not a checkout of this site.`);
     return "ignored";
   }
-  const userId = status === "canceled" ? null : await ensureBuyer(deps.admin, email!, log);
+  const buyerEmail = status === "canceled" ? null : email!;
+  const prepared = await prepare(deps.admin, event.id, buyerEmail);
+  if (prepared.duplicate) return "duplicate";
+  const userId = buyerEmail ? await ensureBuyer(deps.admin, buyerEmail, prepared, log) : null;
   const attribution: Record<string, string> = {};
   for (const key of ATTRIBUTION_KEYS) {
     const value = session.metadata?.[key];
@@ -131,16 +146,10 @@ async function recordSession(
     p_payment_status: session.payment_status,
     p_status: status,
     p_attribution: attribution,
+    p_buyer_email: prepared.claimed ? buyerEmail : null,
   });
   if (error) throw new RetryableError(`Recording ${event.type} ${event.id} failed: ${error.message}`);
   return data as Outcome;
-}
-
-/** Was this event recorded before? A fast answer for redeliveries; correctness does not rest on it. */
-async function seen(admin: SupabaseClient, eventId: string): Promise<boolean> {
-  const { data, error } = await admin.from("stripe_events").select("id").eq("id", eventId).maybeSingle();
-  if (error) throw new RetryableError(`Reading processed events failed: ${error.message}`);
-  return data !== null;
 }
 
 export async function processEvent(event: Stripe.Event, deps: Deps): Promise<Outcome> {
@@ -148,7 +157,6 @@ export async function processEvent(event: Stripe.Event, deps: Deps): Promise<Out
     const charge = event.data.object;
     // A partial refund leaves the program with the buyer.
     if (!charge.refunded || !charge.payment_intent) return "ignored";
-    if (await seen(deps.admin, event.id)) return "duplicate";
     const paymentIntent = typeof charge.payment_intent === "string" ? charge.payment_intent : charge.payment_intent.id;
     const { data } = await deps.stripe.checkout.sessions.list({ payment_intent: paymentIntent, limit: 1 });
     if (!data[0]) return "ignored";
@@ -158,6 +166,5 @@ export async function processEvent(event: Stripe.Event, deps: Deps): Promise<Out
   const session = event.data.object as Stripe.Checkout.Session;
   const status = statusFor(event.type, session);
   if (!status) return "ignored";
-  if (await seen(deps.admin, event.id)) return "duplicate";
   return recordSession(event, session, status, deps);
 }

@@ -132,7 +132,7 @@ export function createStripe(options: StripeOptions & { url: string; dataDir?: s
       }),
     async close() {
       await deliverer.close();
-      store.save();
+      store.flush();
     },
   };
 }

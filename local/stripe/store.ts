@@ -2,8 +2,10 @@
  * What the Stripe stand-in keeps: its API keys, every object it made (in Stripe's shapes), the
  * events, the idempotency keys of the last 24 hours and the webhook deliveries. With a data folder
  * it lives in `<dataDir>/stripe/`: `keys.json` (the secret key and the webhook signing secret,
- * made once) and `state.json`, rewritten atomically (a temporary file renamed over it) after
- * every change, so a restart resumes where it stopped; without one, in memory. Dev and test only.
+ * made once) and `state.json`, rewritten atomically (a temporary file renamed over it) at most
+ * every 20 ms while changes come in, and at once when the stack stops, so a restart resumes where
+ * it stopped (a rewrite per change made each request slower as the state grew); without one, in
+ * memory. Dev and test only.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -120,8 +122,10 @@ const emptyState = (): State => ({
 export interface Store {
   keys: Keys;
   state: State;
-  /** Writes the state (atomically) to the data folder; nothing without one. */
+  /** Schedules writing the state (atomically) to the data folder, within 20 ms; nothing without one. */
   save(): void;
+  /** Writes pending changes now (the stack's close calls it). */
+  flush(): void;
   get(collection: Collection, id: string): StripeObject | undefined;
   /** Adds or replaces an object; a new one gets the next place in the order. */
   put(collection: Collection, data: StripeObject): StripeObject;
@@ -137,15 +141,22 @@ export function openStore(dataDir?: string): Store {
   const stateFile = dir ? join(dir, "state.json") : undefined;
   const state: State = stateFile && existsSync(stateFile) ? readState(stateFile) : emptyState();
 
+  let pending: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    if (pending) clearTimeout(pending);
+    pending = undefined;
+    if (!stateFile) return;
+    const temporary = `${stateFile}.${process.pid}.tmp`;
+    writeFileSync(temporary, JSON.stringify(state));
+    renameSync(temporary, stateFile);
+  };
   return {
     keys,
     state,
     save() {
-      if (!stateFile) return;
-      const temporary = `${stateFile}.${process.pid}.tmp`;
-      writeFileSync(temporary, JSON.stringify(state));
-      renameSync(temporary, stateFile);
+      if (stateFile && !pending) pending = setTimeout(flush, 20);
     },
+    flush,
     get(collection, id) {
       return state.objects[collection][id]?.data;
     },

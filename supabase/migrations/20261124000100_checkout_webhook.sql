@@ -12,6 +12,8 @@
 -- 6. `buyer_invites`: which delivery creates a new buyer's account and sends the set-password
 --    e-mail. Auth's invite sends its e-mail again to an address not yet confirmed, so concurrent
 --    deliveries for one new buyer must not all call it: the one that claims the address does.
+-- 7. `prepare_stripe_event`: in one call, whether the event was recorded before, and the buyer's
+--    account or the right to create it (a claim in `buyer_invites`).
 
 -- 1. Attribution -------------------------------------------------------------------------------
 alter table public.stripe_orders
@@ -79,7 +81,8 @@ create function public.record_stripe_event(
   p_currency text,
   p_payment_status text,
   p_status public.order_status,
-  p_attribution jsonb default '{}'::jsonb
+  p_attribution jsonb default '{}'::jsonb,
+  p_buyer_email text default null
 ) returns text
   language plpgsql set search_path = ''
 as $$
@@ -94,6 +97,12 @@ begin
     update public.stripe_orders set status = 'canceled', payment_status = p_payment_status
     where checkout_session_id = p_checkout_session_id and status = 'pending';
     return 'recorded';
+  end if;
+
+  -- The account of a new buyer exists now: their invite claim is done.
+  if p_buyer_email is not null and p_user_id is not null then
+    update public.buyer_invites set user_id = p_user_id
+    where email = lower(p_buyer_email) and user_id is null;
   end if;
 
   insert into public.stripe_customers (customer_id, user_id) values (p_customer_id, p_user_id)
@@ -117,11 +126,11 @@ begin
   return 'recorded';
 end
 $$;
-comment on function public.record_stripe_event(text, text, text, text, uuid, text, text, bigint, bigint, text, text, public.order_status, jsonb) is
+comment on function public.record_stripe_event(text, text, text, text, uuid, text, text, bigint, bigint, text, text, public.order_status, jsonb, text) is
   'Records one Stripe event and the order it concerns, once. For the Stripe webhook (service role) only.';
-revoke execute on function public.record_stripe_event(text, text, text, text, uuid, text, text, bigint, bigint, text, text, public.order_status, jsonb)
+revoke execute on function public.record_stripe_event(text, text, text, text, uuid, text, text, bigint, bigint, text, text, public.order_status, jsonb, text)
   from public, anon, authenticated;
-grant execute on function public.record_stripe_event(text, text, text, text, uuid, text, text, bigint, bigint, text, text, public.order_status, jsonb)
+grant execute on function public.record_stripe_event(text, text, text, text, uuid, text, text, bigint, bigint, text, text, public.order_status, jsonb, text)
   to service_role;
 
 -- 6. One invite per new buyer ---------------------------------------------------------------------
@@ -157,3 +166,28 @@ end
 $$;
 revoke execute on function public.claim_buyer_invite(text) from public, anon, authenticated;
 grant execute on function public.claim_buyer_invite(text) to service_role;
+
+-- 7. One call before the work ---------------------------------------------------------------------
+-- {"duplicate": true} for an event recorded before; otherwise the buyer's account id when it
+-- exists, or whether this caller claimed the right to create it (claim_buyer_invite).
+create function public.prepare_stripe_event(p_event_id text, p_email text default null) returns jsonb
+  language plpgsql set search_path = ''
+as $$
+declare
+  found_id uuid;
+begin
+  if exists (select 1 from public.stripe_events where id = p_event_id) then
+    return jsonb_build_object('duplicate', true);
+  end if;
+  if p_email is null then
+    return jsonb_build_object('duplicate', false);
+  end if;
+  found_id := public.auth_user_id_by_email(p_email);
+  if found_id is not null then
+    return jsonb_build_object('duplicate', false, 'user_id', found_id);
+  end if;
+  return jsonb_build_object('duplicate', false, 'claimed', public.claim_buyer_invite(p_email));
+end
+$$;
+revoke execute on function public.prepare_stripe_event(text, text) from public, anon, authenticated;
+grant execute on function public.prepare_stripe_event(text, text) to service_role;
