@@ -10,7 +10,8 @@
 //   --no-fold         skip measuring where each page's first screen ends (needs the browser)
 //   --pages all       pages for Lighthouse (default all: every marketing page; or /,/dmca)
 //   --runs 3          Lighthouse runs per page, and portal loads; the median is reported
-//   --no-backend      skip the local stack's sign-in round trip and select throughput
+//   --no-backend      skip the local stack's sign-in round trip and select throughput, and the
+//                     commerce functions (checkout latency, webhook events/s: tools/bench/commerce.mjs)
 //   --backend-only    only those (no build, sizes or Lighthouse)
 //   --no-portal       skip the portal's time-to-data (it builds the site for the local stack
 //                     into a temporary folder, whatever --no-build says)
@@ -24,6 +25,7 @@ import { parseArgs, stripVTControlCharacters } from "node:util";
 import { analyzeSite, APP_PREFIXES } from "../tools/bench/analyze.mjs";
 import { BUDGETS, checkBudgets, checkPortal, exitCode } from "../tools/bench/budgets.mjs";
 import { backendFailed, backendTable, runBackendBench } from "../tools/bench/backend.mjs";
+import { checkCommerce, commerceTable, runCommerceBench } from "../tools/bench/commerce.mjs";
 import {
   budgetLines,
   firstScreenTable,
@@ -151,13 +153,17 @@ async function main() {
   }
   if (opts["backend-only"]) {
     const backend = await backendSection();
+    const commerce = await commerceSection();
+    const budgets = checkCommerce(commerce);
+    console.log(`\n${budgetLines(budgets)}`);
     mkdirSync(join(root, "bench"), { recursive: true });
     writeFileSync(
       join(root, "bench", "latest.json"),
-      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, backend }, null, 2)}\n`,
+      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, backend, commerce, budgets }, null, 2)}\n`,
     );
     console.log("\nWrote bench/latest.json (backend only).");
-    return backendFailed(backend) && !opts["no-fail"] ? 1 : 0;
+    const failed = backendFailed(backend) || budgets.some((b) => b.status === "FAIL");
+    return failed && !opts["no-fail"] ? 1 : 0;
   }
   if (opts["portal-only"]) {
     const portal = await portalSection(opts.runs);
@@ -277,9 +283,13 @@ async function main() {
   }
 
   const backend = opts["no-backend"] ? null : await backendSection();
+  const commerce = opts["no-backend"] ? null : await commerceSection();
   const portal = opts["no-portal"] ? null : await portalSection(opts.runs);
 
-  const budgets = checkBudgets({ pages, lighthouse, build: buildInfo, portal });
+  const budgets = [
+    ...checkBudgets({ pages, lighthouse, build: buildInfo, portal }),
+    ...(commerce ? checkCommerce(commerce) : []),
+  ];
   console.log(`\nBudgets (docs/architecture.md; app pages exempt from the supabase rule: ${APP_PREFIXES.join(" ")})\n`);
   console.log(budgetLines(budgets));
 
@@ -302,6 +312,7 @@ async function main() {
     jsFiles,
     lighthouse,
     backend,
+    commerce,
     portal,
     budgets,
     summary: {
@@ -366,6 +377,13 @@ async function backendSection() {
   console.log(`\nBackend: the local stack over HTTP with supabase-js (demo customer, 2 orders)`);
   const results = await runBackendBench({ log: (line) => console.log(line) });
   console.log(`\n${backendTable(results)}`);
+  return results;
+}
+
+async function commerceSection() {
+  console.log(`\nCommerce: stripe-checkout on the Stripe stand-in, stripe-webhook with new buyers' events`);
+  const results = await runCommerceBench({ log: (line) => console.log(line) });
+  console.log(`\n${commerceTable(results)}`);
   return results;
 }
 

@@ -1,0 +1,250 @@
+// The commerce part of `npm run bench`, on the local stack (PGlite and a throw-away PostgreSQL
+// server, through the tests' harness) with its Stripe stand-in:
+//   - checkout latency: the `stripe-checkout` function called as the checkout page calls it
+//     (POST /functions/v1/stripe-checkout with the anon key), one at a time; each call makes the
+//     real `stripe` library's requests to the stand-in (price, customer, session);
+//   - webhook throughput: signed `checkout.session.completed` events, each a new buyer (account,
+//     invite e-mail, customer, order), 8 in flight; then every order and account is counted, so
+//     a lost or failed event can never pass for a fast one.
+// Targets (docs/architecture.md): checkout p95 <= 50 ms; >= 200 events/s on PostgreSQL, >= 50 on
+// PGlite, zero lost.
+import { randomBytes } from "node:crypto";
+import { formatTable } from "./format.mjs";
+import { percentile, startProblem, summarize } from "./backend.mjs";
+
+export const COMMERCE_BUDGETS = {
+  checkoutP95Ms: 50,
+  eventsPerSecond: { PostgreSQL: 200, PGlite: 50 },
+};
+
+const SITE = "http://localhost:4321";
+
+/**
+ * Budget entries in the shape of tools/bench/budgets.mjs: checkout p95 and webhook throughput warn
+ * (the machine's load moves them), a lost or failed event fails the bench.
+ */
+export function checkCommerce(results, budgets = COMMERCE_BUDGETS) {
+  const entry = (id, name, hard, offenders, detail) => ({
+    id,
+    name,
+    hard,
+    status: offenders.length === 0 ? "PASS" : hard ? "FAIL" : "WARN",
+    detail,
+    offenders,
+  });
+  const measured = results.filter((r) => r.checkout);
+  const broken = results.filter((r) => r.error).map((r) => `${r.backend}: ${r.error}`);
+  return [
+    entry(
+      "checkout-p95",
+      `stripe-checkout p95 <= ${budgets.checkoutP95Ms} ms (Stripe stand-in)`,
+      false,
+      measured.filter((r) => r.checkout.p95Ms > budgets.checkoutP95Ms).map((r) => `${r.backend} ${r.checkout.p95Ms} ms`),
+      measured.map((r) => `${r.backend} ${r.checkout.p95Ms} ms`).join(", "),
+    ),
+    entry(
+      "webhook-throughput",
+      `stripe-webhook events/s >= ${Object.entries(budgets.eventsPerSecond)
+        .map(([b, n]) => `${n} on ${b}`)
+        .join(", ")} (new buyers)`,
+      false,
+      measured
+        .filter((r) => r.webhook.perSecond < (budgets.eventsPerSecond[r.backend] ?? 0))
+        .map((r) => `${r.backend} ${r.webhook.perSecond}/s`),
+      measured.map((r) => `${r.backend} ${r.webhook.perSecond}/s`).join(", "),
+    ),
+    entry(
+      "webhook-lost",
+      "stripe-webhook loses no event (every order and account recorded, every delivery 2xx)",
+      true,
+      [
+        ...broken,
+        ...measured
+          .filter((r) => r.webhook.lost > 0 || r.webhook.failed > 0)
+          .map((r) => `${r.backend}: ${r.webhook.lost} lost, ${r.webhook.failed} failed`),
+      ],
+      measured.map((r) => `${r.backend} ${r.webhook.lost} lost of ${r.webhook.events}`).join(", "),
+    ),
+  ];
+}
+
+/** What is wrong with one backend's commerce numbers against the budgets, or null. */
+export function commerceProblem(result) {
+  if (result.error) return result.error;
+  if (result.skipped) return null;
+  const problems = [];
+  if (result.checkout.p95Ms > COMMERCE_BUDGETS.checkoutP95Ms)
+    problems.push(`checkout p95 ${result.checkout.p95Ms} ms > ${COMMERCE_BUDGETS.checkoutP95Ms} ms`);
+  const floor = COMMERCE_BUDGETS.eventsPerSecond[result.backend];
+  if (floor && result.webhook.perSecond < floor)
+    problems.push(`webhook ${result.webhook.perSecond} events/s < ${floor}`);
+  if (result.webhook.lost > 0) problems.push(`${result.webhook.lost} events lost`);
+  return problems.length ? problems.join("; ") : null;
+}
+
+export function commerceTable(results) {
+  return formatTable(
+    [
+      { key: "backend", title: "backend" },
+      { key: "median", title: "checkout median ms" },
+      { key: "p95", title: "p95 ms" },
+      { key: "perSecond", title: "webhook events/s" },
+      { key: "lost", title: "lost" },
+      { key: "note", title: "note", align: "left" },
+    ],
+    results.map((r) =>
+      !r.checkout
+        ? { backend: r.backend, note: r.skipped ? `skipped: ${r.skipped}` : `FAILED: ${r.error}` }
+        : {
+            backend: r.backend,
+            median: r.checkout.medianMs,
+            p95: r.checkout.p95Ms,
+            perSecond: r.webhook.perSecond,
+            lost: r.webhook.lost,
+            note:
+              commerceProblem(r) ??
+              `${r.checkout.n} checkouts; ${r.webhook.events} new buyers' events, ${r.webhook.concurrency} in flight`,
+          },
+    ),
+  );
+}
+
+async function checkoutLatency(stack, { calls, warmup }) {
+  const { checkoutRequest } = await import("../../functions/_shared/checkout-request.ts");
+  const call = async (i) => {
+    const body = checkoutRequest(
+      SITE,
+      { checkoutKey: "OS_ACCELERATOR", stripeLookupKey: "os_accelerator" },
+      `bench-${i % 10}@example.com`,
+      { utm_source: "bench" },
+    );
+    const started = performance.now();
+    const response = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
+      method: "POST",
+      headers: {
+        origin: SITE,
+        "content-type": "application/json",
+        apikey: stack.anonKey,
+        authorization: `Bearer ${stack.anonKey}`,
+      },
+      body: JSON.stringify(body),
+    });
+    const answer = await response.json();
+    const elapsed = performance.now() - started;
+    if (response.status !== 200 || typeof answer.url !== "string")
+      throw new Error(`checkout answered ${response.status}: ${JSON.stringify(answer)}`);
+    return elapsed;
+  };
+  for (let i = 0; i < warmup; i++) await call(i);
+  const samples = [];
+  for (let i = 0; i < calls; i++) samples.push(await call(i));
+  return summarize(samples);
+}
+
+async function webhookThroughput(stack, { events, concurrency }) {
+  const { default: Stripe } = await import("stripe");
+  const cryptoProvider = Stripe.createSubtleCryptoProvider();
+  const run = randomBytes(4).toString("hex");
+  const deliveries = [];
+  for (let i = 0; i < events; i++) {
+    const payload = JSON.stringify({
+      id: `evt_bench_${run}_${i}`,
+      object: "event",
+      type: "checkout.session.completed",
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: `cs_test_bench_${run}_${i}`,
+          object: "checkout.session",
+          mode: "payment",
+          status: "complete",
+          payment_status: "paid",
+          amount_subtotal: 30000,
+          amount_total: 30000,
+          currency: "usd",
+          customer: `cus_bench${run}${i}`,
+          customer_details: { email: `buyer-${run}-${i}@example.com` },
+          metadata: { product_key: "GROWTH_MINDSET" },
+          payment_intent: `pi_bench_${run}_${i}`,
+        },
+      },
+    });
+    const signature = await Stripe.webhooks.generateTestHeaderStringAsync({
+      payload,
+      secret: stack.stripe.webhookSecret,
+      cryptoProvider,
+    });
+    deliveries.push({ payload, signature });
+  }
+  let next = 0;
+  let failed = 0;
+  const latencies = [];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < deliveries.length) {
+        const { payload, signature } = deliveries[next++];
+        const t = performance.now();
+        const response = await fetch(`${stack.url}/functions/v1/stripe-webhook`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "stripe-signature": signature },
+          body: payload,
+        });
+        await response.arrayBuffer();
+        latencies.push(performance.now() - t);
+        if (response.status !== 200) failed++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const { rows } = await stack.db.query(
+    `select (select count(*)::int from public.stripe_orders where checkout_session_id like $1) as orders,
+            (select count(*)::int from auth.users where email like $2) as users`,
+    [`cs_test_bench_${run}_%`, `buyer-${run}-%`],
+  );
+  const recorded = Math.min(rows[0].orders, rows[0].users);
+  return {
+    events,
+    concurrency,
+    seconds: Number(seconds.toFixed(2)),
+    perSecond: Number((events / seconds).toFixed(1)),
+    failed,
+    lost: events - recorded,
+    p95Ms: Number(percentile(latencies, 95).toFixed(1)),
+  };
+}
+
+/** Runs both backends; options: checkout calls and warmup, webhook events and concurrency, log. */
+export async function runCommerceBench({ calls = 100, warmup = 10, events = 400, concurrency = 8, log = () => {} } = {}) {
+  const { BACKENDS, startTestStack } = await import("../../local/harness.ts");
+  const results = [];
+  for (const { name: backend } of BACKENDS) {
+    let stack;
+    const onSignal = (signal) => {
+      stack?.stopSync();
+      process.kill(process.pid, signal);
+    };
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+    try {
+      try {
+        stack = await startTestStack({ name: backend }, { seed: false });
+      } catch (error) {
+        results.push(startProblem(backend, error));
+        continue;
+      }
+      log(`  ${backend}: ${warmup} + ${calls} checkouts…`);
+      const checkout = await checkoutLatency(stack, { calls, warmup });
+      log(`  ${backend}: ${events} webhook events, ${concurrency} in flight…`);
+      const webhook = await webhookThroughput(stack, { events, concurrency });
+      results.push({ backend, checkout, webhook });
+    } catch (error) {
+      results.push({ backend, error: error.message });
+    } finally {
+      await stack?.stop().catch((error) => console.error(`  cleanup: ${error.message}`));
+      process.removeListener("SIGINT", onSignal);
+      process.removeListener("SIGTERM", onSignal);
+    }
+  }
+  return results;
+}
