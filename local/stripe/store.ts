@@ -154,7 +154,15 @@ export function openStore(dataDir?: string): Store {
     keys,
     state,
     save() {
-      if (stateFile && !pending) pending = setTimeout(flush, 20);
+      if (!stateFile || pending) return;
+      pending = setTimeout(() => {
+        try {
+          flush();
+        } catch (error) {
+          // The data folder went away under a stopped stack (a test's cleanup): nothing to keep.
+          console.error(`Stripe stand-in: could not save its state: ${(error as Error).message}`);
+        }
+      }, 20);
     },
     flush,
     get(collection, id) {
