@@ -1,10 +1,11 @@
 /**
  * Serves the production build the way the static CDN does: pretty URLs (`/mindset` ->
- * `mindset.html`), gzip for text, long caching for hashed assets, and the 404 page. The local
- * stack (local/stack.ts) serves the site with it; `scripts/serve.mjs` serves it alone.
+ * `mindset.html`), gzip for text, long caching for hashed assets, the rewrites of the build's
+ * `_redirects` file (public/_redirects), and the 404 page. The local stack (local/stack.ts)
+ * serves the site with it; `scripts/serve.mjs` serves it alone.
  */
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { extname, join, normalize, resolve } from "node:path";
 import { createGzip } from "node:zlib";
@@ -37,6 +38,9 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
+/** The hosts' own configuration files: read by the host, never served (Netlify, Cloudflare Pages). */
+const HOST_FILES = new Set(["/_redirects", "/_headers"]);
+
 /** Maps a URL path to the built file that answers it, or null. */
 export async function resolveFile(root: string, pathname: string): Promise<string | null> {
   let path: string;
@@ -46,6 +50,7 @@ export async function resolveFile(root: string, pathname: string): Promise<strin
     return null;
   }
   const safe = normalize(path).replace(/^(\.\.[/\\])+/, "");
+  if (HOST_FILES.has(safe)) return null;
   const base = join(root, safe);
   if (!base.startsWith(root)) return null;
   const candidates = safe.endsWith("/") ? [join(base, "index.html")] : [base, `${base}.html`, join(base, "index.html")];
@@ -53,7 +58,79 @@ export async function resolveFile(root: string, pathname: string): Promise<strin
   return null;
 }
 
-/** A request handler for the static site in `dir`; what is not a file gets the site's 404 page. */
+/** One rewrite of a `_redirects` file: `from` exact, or a prefix when it ends in `/*` (a splat). */
+export interface Rewrite {
+  from: string;
+  to: string;
+  splat: boolean;
+}
+
+/**
+ * Reads a `_redirects` file (Netlify's format, which Cloudflare Pages reads too): one rule a line,
+ * `from to [status]`, `#` starting a comment line. Only the forms the site ships are supported:
+ * a status 200 rewrite from an exact path or a path ending in `/*`, to a path of the site. Any
+ * other line is returned in `unsupported`, so the local stack says so instead of quietly serving
+ * something else than the host would.
+ */
+export function parseRedirects(text: string): { rules: Rewrite[]; unsupported: string[] } {
+  const rules: Rewrite[] = [];
+  const unsupported: string[] = [];
+  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (!line || line.startsWith("#")) continue;
+    const [from = "", to = "", status, ...rest] = line.split(/\s+/);
+    const splat = from.endsWith("/*");
+    const prefix = splat ? from.slice(0, -1) : from;
+    const supported =
+      status === "200" &&
+      rest.length === 0 &&
+      prefix.startsWith("/") &&
+      !/[*:]/.test(prefix) &&
+      to.startsWith("/") &&
+      !to.startsWith("//") &&
+      !/[*:?#]/.test(to);
+    if (supported) rules.push({ from: prefix, to, splat });
+    else unsupported.push(`line ${i + 1}: ${line}`);
+  }
+  return { rules, unsupported };
+}
+
+/**
+ * The path a request is rewritten to, or null: the first rule that matches, in the file's order,
+ * compared with the path as requested (still %-encoded), as both hosts match. A splat matches
+ * anything after its prefix, however many segments.
+ */
+export function rewriteOf(rules: readonly Rewrite[], pathname: string): string | null {
+  for (const rule of rules) {
+    if (rule.splat ? pathname.startsWith(rule.from) : pathname === rule.from) return rule.to;
+  }
+  return null;
+}
+
+const warned = new Set<string>();
+
+/** The rewrites of the site's `_redirects` file, read anew each time (a rebuild may change it). */
+async function siteRewrites(root: string): Promise<Rewrite[]> {
+  let text: string;
+  try {
+    text = await readFile(join(root, "_redirects"), "utf8");
+  } catch {
+    return [];
+  }
+  const { rules, unsupported } = parseRedirects(text);
+  for (const line of unsupported) {
+    if (warned.has(line)) continue;
+    warned.add(line);
+    console.warn(`_redirects ${line}: not applied (local/static.ts supports status 200 rewrites to a path only)`);
+  }
+  return rules;
+}
+
+/**
+ * A request handler for the static site in `dir`. A file that exists answers first (Netlify's
+ * shadowing); else a rewrite of `_redirects` answers with its target's file, keeping the address;
+ * else the site's 404 page.
+ */
 export function staticHandler(dir: string) {
   const root = resolve(dir);
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -68,6 +145,10 @@ export function staticHandler(dir: string) {
       return;
     }
     let file = await resolveFile(root, url.pathname);
+    if (!file) {
+      const target = rewriteOf(await siteRewrites(root), url.pathname);
+      if (target) file = await resolveFile(root, target);
+    }
     let status = 200;
     if (!file) {
       status = 404;

@@ -24,7 +24,8 @@ export const EMBEDS = {
 const { values } = parseArgs({ options: { port: { type: "string", default: "4398" } } });
 const root = join(import.meta.dirname, "../..");
 const dir = mkdtempSync(join(tmpdir(), "fixture-site-"));
-for (const entry of ["src", "content", "public", "astro.config.mjs", "package.json", "tsconfig.json"]) {
+// functions/: the checkout island builds its request with functions/_shared/checkout-request.ts.
+for (const entry of ["src", "content", "public", "functions", "astro.config.mjs", "package.json", "tsconfig.json"]) {
   cpSync(join(root, entry), join(dir, entry), { recursive: true });
 }
 symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));

@@ -6,6 +6,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { createCustomer, lastMailTo, serviceClient, signIn } from "./customers";
+import { axeViolations } from "./axe";
 
 async function requestReset(page: Page, email: string) {
   await page.goto("/forgot-password");
@@ -169,4 +170,74 @@ test("the account pages have no axe violations", async ({ page }) => {
     const { violations } = await new AxeBuilder({ page }).analyze();
     expect(violations, path).toEqual([]);
   }
+});
+
+/** The link of the newest invite e-mail to `email` (supabase/templates/invite.html), as the outbox holds it. */
+async function inviteLink(page: Page, email: string) {
+  const mail = await lastMailTo(page, email);
+  const href = /href="([^"]*\/reset-password\?token_hash=[^"]+type=invite)"/.exec(mail.html)?.[1];
+  expect(href, "the invite links to /reset-password with a token hash and type=invite").toBeDefined();
+  return href!.replaceAll("&amp;", "&");
+}
+
+test("a buyer's invite: the e-mailed link, Continue, a first password, /login, sign-in, the portal", async ({
+  page,
+}) => {
+  test.setTimeout(45_000);
+  // As the Stripe webhook does for a new buyer: GoTrue's invite (POST /auth/v1/invite) e-mails the link.
+  const email = `buyer.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const { data, error } = await serviceClient().auth.admin.inviteUserByEmail(email);
+  expect(error).toBeNull();
+  expect(data.user?.email).toBe(email);
+
+  const link = await inviteLink(page, email);
+  // Opening the link spends nothing (a mail scanner): the page waits for Continue, worded for a new account.
+  await page.goto(link);
+  await expect(page.getByRole("heading", { name: "Set your password" })).toBeVisible();
+  await expect(page.getByText("Welcome! Your account is ready.")).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+  await page.reload();
+  await page.getByRole("button", { name: "Continue" }).click();
+
+  // verifyOtp({ token_hash, type: "invite" }) signed in; the token is gone from the address.
+  const password = page.getByLabel("Password", { exact: true });
+  await expect(password).toBeVisible();
+  await expect(page).toHaveURL(/\/reset-password$/);
+  const confirmation = page.getByLabel("Confirm password");
+  await password.fill("first-secret");
+  await confirmation.fill("first-secreT");
+  await page.getByRole("button", { name: "Set Password" }).click();
+  await expect(page.getByRole("alert")).toHaveText("Passwords do not match");
+  await password.fill("short");
+  await confirmation.fill("short");
+  await page.getByRole("button", { name: "Set Password" }).click();
+  await expect(page.getByRole("alert")).toHaveText("Password must be at least 6 characters long");
+  // The form at rest, the pointer off the button (its hover colour is ui.tsx's, not this page's).
+  await page.mouse.move(0, 0);
+  expect(await axeViolations(page)).toEqual([]);
+
+  await password.fill("first-secret");
+  await confirmation.fill("first-secret");
+  await page.getByRole("button", { name: "Set Password" }).click();
+  await expect(page.getByRole("heading", { name: "Password set" })).toBeVisible();
+  await page.waitForURL(/\/login$/, { timeout: 6_000 });
+
+  await signIn(page, { id: data.user!.id, email, password: "first-secret" });
+  await expect(page).toHaveURL(/\/portal$/);
+  await expect(page.getByText(`Signed in as ${email}`)).toBeVisible();
+});
+
+test("an invite link already used shows Auth's message and the way to a new link", async ({ page }) => {
+  const email = `buyer.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
+  expect((await serviceClient().auth.admin.inviteUserByEmail(email)).error).toBeNull();
+  const link = await inviteLink(page, email);
+  await page.goto(link);
+  await page.getByRole("button", { name: "Continue" }).click();
+  await expect(page.getByLabel("Password", { exact: true })).toBeVisible();
+
+  const again = await page.context().newPage();
+  await again.goto(link);
+  await again.getByRole("button", { name: "Continue" }).click();
+  await expect(again.getByRole("alert")).toHaveText("Email link is invalid or has expired");
+  await expect(again.getByRole("link", { name: "Request New Reset Link" })).toHaveAttribute("href", "/forgot-password");
 });

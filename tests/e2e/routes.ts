@@ -8,12 +8,7 @@ import { load } from "js-yaml";
  * answer 404.
  * Delete an entry when its page lands: `pending routes still answer 404` fails until you do.
  */
-export const PENDING_ROUTES = [
-  "/checkout/AI_ACCELERATOR",
-  "/checkout/OS_ACCELERATOR",
-  "/checkout/GROWTH_MINDSET",
-  "/checkout/success",
-];
+export const PENDING_ROUTES: string[] = [];
 
 /** The route table of docs/product.md §2, with every checkout key filled in. */
 export const SPEC_ROUTES = [

@@ -97,7 +97,8 @@ afterAll(() => copies.forEach((dir) => rmSync(dir, { recursive: true, force: tru
 async function astroWith(command: "sync" | "build", edits: Record<string, (text: string) => string>) {
   const dir = mkdtempSync(join(tmpdir(), "content-"));
   copies.push(dir);
-  for (const entry of ["src", "content", "public", "astro.config.mjs", "package.json", "tsconfig.json"]) {
+  // functions/: the checkout island builds its request with functions/_shared/checkout-request.ts.
+  for (const entry of ["src", "content", "public", "functions", "astro.config.mjs", "package.json", "tsconfig.json"]) {
     cpSync(join(root, entry), join(dir, entry), { recursive: true });
   }
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));

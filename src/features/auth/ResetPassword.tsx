@@ -1,6 +1,7 @@
 /**
  * The /reset-password page (docs/product.md §4 Reset password, §8): verifying, then the error view,
  * the Continue step of an e-mailed link, the new-password form, or success and /login 3 seconds later.
+ * A buyer's set-password link (`type=invite`) goes the same way, worded for a new account.
  */
 import { useEffect, useMemo, useState, type SubmitEvent } from "react";
 import { authStorage, supabase } from "../../lib/supabase";
@@ -12,6 +13,7 @@ import {
   passwordProblem,
   readResetLink,
   MIN_PASSWORD_LENGTH,
+  type LinkType,
   type ResetLink,
 } from "./reset-link";
 import { Message, PasswordField, Spinner, SubmitButton, useHydrated } from "./ui";
@@ -19,9 +21,33 @@ import { Message, PasswordField, Spinner, SubmitButton, useHydrated } from "./ui
 /** Seconds from success to /login (docs/product.md §9). */
 export const REDIRECT_SECONDS = 3;
 
+/** The words that differ between resetting a password and choosing a new account's first one. */
+const COPY = {
+  recovery: {
+    heading: null,
+    continueText: "For your security, this link works once. Press Continue to choose your new password.",
+    password: "New password",
+    confirmation: "Confirm new password",
+    submit: "Update Password",
+    done: "Password updated",
+    doneText: "Your new password is set.",
+  },
+  invite: {
+    heading: "Set your password",
+    continueText:
+      "Welcome! Your account is ready. For your security, this link works once. Press Continue to choose your password.",
+    password: "Password",
+    confirmation: "Confirm password",
+    submit: "Set Password",
+    done: "Password set",
+    doneText: "Your password is set, and your account is ready.",
+  },
+} as const satisfies Record<LinkType, Record<string, string | null>>;
+type Copy = (typeof COPY)[LinkType];
+
 type Phase =
   | { name: "verifying" }
-  | { name: "continue"; tokenHash: string }
+  | { name: "continue"; tokenHash: string; type: LinkType }
   | { name: "form" }
   | { name: "error"; message: string }
   | { name: "success" };
@@ -30,7 +56,7 @@ type Phase =
 function phaseFor(link: ResetLink | null, auth: AuthState, event: AuthEvent | null): Phase {
   if (!link) return { name: "verifying" };
   if (link.kind === "error") return { name: "error", message: link.message };
-  if (link.kind === "token-hash") return { name: "continue", tokenHash: link.tokenHash };
+  if (link.kind === "token-hash") return { name: "continue", tokenHash: link.tokenHash, type: link.type };
   // A recovery event or a session opens the form; no session, the error.
   if (event === "PASSWORD_RECOVERY" || auth.status === "signed-in") return { name: "form" };
   if (auth.status === "signed-out")
@@ -50,6 +76,7 @@ export default function ResetPassword() {
   // What the person did here (Continue, a new password) outranks what the address said.
   const [outcome, setOutcome] = useState<Phase | null>(null);
   const phase = outcome ?? phaseFor(link, auth, event);
+  const copy = COPY[link && "type" in link ? link.type : "recovery"];
 
   return (
     <div aria-live="polite">
@@ -57,13 +84,15 @@ export default function ResetPassword() {
       {phase.name === "continue" && (
         <ContinueStep
           tokenHash={phase.tokenHash}
+          type={phase.type}
+          copy={copy}
           onVerified={() => setOutcome({ name: "form" })}
           onFailed={(message) => setOutcome({ name: "error", message })}
         />
       )}
       {phase.name === "error" && <LinkError message={phase.message} />}
-      {phase.name === "form" && <NewPasswordForm onDone={() => setOutcome({ name: "success" })} />}
-      {phase.name === "success" && <Success />}
+      {phase.name === "form" && <NewPasswordForm copy={copy} onDone={() => setOutcome({ name: "success" })} />}
+      {phase.name === "success" && <Success copy={copy} />}
     </div>
   );
 }
@@ -77,13 +106,22 @@ function Verifying() {
   );
 }
 
+/** The invite's heading inside the card; a reset needs none beyond the page's. */
+function CopyHeading({ copy }: { copy: Copy }) {
+  return copy.heading ? <h2 className="mb-4 text-center text-xl font-semibold text-white">{copy.heading}</h2> : null;
+}
+
 /** The e-mailed link's step: the one-time token is spent only when the person presses Continue. */
 function ContinueStep({
   tokenHash,
+  type,
+  copy,
   onVerified,
   onFailed,
 }: {
   tokenHash: string;
+  type: LinkType;
+  copy: Copy;
   onVerified: () => void;
   onFailed: (message: string) => void;
 }) {
@@ -92,9 +130,9 @@ function ContinueStep({
   async function verify() {
     setBusy(true);
     try {
-      // A recovery session is kept for this tab only.
+      // The session this link opens is kept for this tab only.
       authStorage.remember(false);
-      const { error } = await supabase.auth.verifyOtp({ token_hash: tokenHash, type: "recovery" });
+      const { error } = await supabase.auth.verifyOtp({ token_hash: tokenHash, type });
       if (error) {
         onFailed(error.message || DEFAULT_LINK_ERROR);
         return;
@@ -110,9 +148,8 @@ function ContinueStep({
 
   return (
     <div className="text-center">
-      <p className="text-slate-300">
-        For your security, this link works once. Press Continue to choose your new password.
-      </p>
+      <CopyHeading copy={copy} />
+      <p className="text-slate-300">{copy.continueText}</p>
       <button type="button" onClick={verify} disabled={busy} aria-busy={busy} className={`${buttonClass} mt-8 w-full`}>
         {busy && <Spinner />}
         Continue
@@ -136,7 +173,7 @@ function LinkError({ message }: { message: string }) {
   );
 }
 
-function NewPasswordForm({ onDone }: { onDone: () => void }) {
+function NewPasswordForm({ copy, onDone }: { copy: Copy; onDone: () => void }) {
   const [password, setPassword] = useState("");
   const [confirmation, setConfirmation] = useState("");
   const [busy, setBusy] = useState(false);
@@ -165,9 +202,10 @@ function NewPasswordForm({ onDone }: { onDone: () => void }) {
 
   return (
     <form method="post" onSubmit={save} className="space-y-5" noValidate>
+      <CopyHeading copy={copy} />
       <Message text={error} tone="error" />
       <PasswordField
-        label="New password"
+        label={copy.password}
         name="new-password"
         autoComplete="new-password"
         required
@@ -176,20 +214,20 @@ function NewPasswordForm({ onDone }: { onDone: () => void }) {
         onChange={(e) => setPassword(e.target.value)}
       />
       <PasswordField
-        label="Confirm new password"
+        label={copy.confirmation}
         name="confirm-password"
         autoComplete="new-password"
         required
         value={confirmation}
         onChange={(e) => setConfirmation(e.target.value)}
       />
-      <SubmitButton busy={busy}>Update Password</SubmitButton>
+      <SubmitButton busy={busy}>{copy.submit}</SubmitButton>
     </form>
   );
 }
 
-/** Success: the recovery session ends here, and the person signs in with the new password. */
-function Success() {
+/** Success: the link's session ends here, and the person signs in with the new password. */
+function Success({ copy }: { copy: Copy }) {
   useEffect(() => {
     void supabase.auth.signOut({ scope: "local" }).then(({ error }) => {
       if (error) console.error("Signing out after the reset failed", error);
@@ -199,9 +237,9 @@ function Success() {
   }, []);
   return (
     <div role="status" className="text-center">
-      <h2 className="text-2xl font-bold text-white">Password updated</h2>
+      <h2 className="text-2xl font-bold text-white">{copy.done}</h2>
       <p className="mt-4 text-slate-300">
-        Your new password is set. Taking you to the login page in {REDIRECT_SECONDS} seconds…
+        {copy.doneText} Taking you to the login page in {REDIRECT_SECONDS} seconds…
       </p>
       <a href="/login" className={`${buttonClass} mt-8`}>
         Go to Login

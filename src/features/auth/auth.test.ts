@@ -32,7 +32,32 @@ describe("the reset link", () => {
   const at = (rest: string) => readResetLink(`https://advisoraccelerator.com/reset-password${rest}`);
 
   it("asks for Continue when the e-mailed link carries a token hash", () => {
-    expect(at("?token_hash=pkce_abc123&type=recovery")).toEqual({ kind: "token-hash", tokenHash: "pkce_abc123" });
+    expect(at("?token_hash=pkce_abc123&type=recovery")).toEqual({
+      kind: "token-hash",
+      tokenHash: "pkce_abc123",
+      type: "recovery",
+    });
+    // A token hash without a type is read as a recovery, as the page always has.
+    expect(at("?token_hash=abc")).toEqual({ kind: "token-hash", tokenHash: "abc", type: "recovery" });
+  });
+
+  it("asks for Continue on a buyer's set-password link, keeping its type for verifyOtp (supabase/templates/invite.html)", () => {
+    expect(at("?token_hash=0a1b2c&type=invite")).toEqual({ kind: "token-hash", tokenHash: "0a1b2c", type: "invite" });
+  });
+
+  it("leaves links of other types to the no-token path: this page sets passwords only", () => {
+    // GoTrue's other e-mail types (signup, magiclink, email_change) verify elsewhere, not here.
+    for (const type of ["signup", "magiclink", "email_change", "email", ""]) {
+      expect(at(`?token_hash=abc&type=${type}`), type).toEqual({ kind: "none" });
+    }
+    expect(at("#access_token=eyJ.a.b&refresh_token=r&type=signup")).toEqual({ kind: "none" });
+  });
+
+  it("an error in the address outranks a token hash beside it", () => {
+    expect(at("?token_hash=abc&type=invite&error_description=Token+has+expired")).toEqual({
+      kind: "error",
+      message: "Token has expired",
+    });
   });
 
   it("shows Auth's error description, plus signs read as spaces", () => {
@@ -53,8 +78,10 @@ describe("the reset link", () => {
     expect(at("#error=access_denied&error_code=otp_expired")).toEqual({ kind: "error", message: DEFAULT_LINK_ERROR });
   });
 
-  it("recognises Auth's fragment form and an address with nothing", () => {
-    expect(at("#access_token=eyJ.a.b&refresh_token=r&type=recovery")).toEqual({ kind: "fragment" });
+  it("recognises Auth's fragment form, for a recovery or an invite, and an address with nothing", () => {
+    expect(at("#access_token=eyJ.a.b&refresh_token=r&type=recovery")).toEqual({ kind: "fragment", type: "recovery" });
+    expect(at("#access_token=eyJ.a.b&refresh_token=r&type=invite")).toEqual({ kind: "fragment", type: "invite" });
+    expect(at("#access_token=eyJ.a.b&refresh_token=r")).toEqual({ kind: "none" });
     expect(at("")).toEqual({ kind: "none" });
   });
 });

@@ -1,21 +1,34 @@
 /**
  * What the reset page makes of its address (docs/product.md §4, Reset password):
- * - `?token_hash=…&type=recovery` (the e-mailed link, supabase/templates/recovery.html): a
- *   Continue step, so a mail scanner that opens the link does not spend the one-time token;
+ * - `?token_hash=…&type=recovery` (the e-mailed reset link, supabase/templates/recovery.html) or
+ *   `type=invite` (a buyer's set-password link, supabase/templates/invite.html): a Continue
+ *   step, so a mail scanner that opens the link does not spend the one-time token;
  * - an error (`error_description`, `error` or `error_code`, in the query or the fragment, as Auth
  *   redirects with them): the error view, showing the description as text;
- * - `#access_token=…&type=recovery` (Auth's own redirect): supabase-js signs in from it and
- *   reports PASSWORD_RECOVERY;
+ * - `#access_token=…&type=recovery` or `type=invite` (Auth's own redirect): supabase-js signs in
+ *   from it (reporting PASSWORD_RECOVERY for a recovery);
  * - nothing: the page waits for the session, and without one shows the no-token error.
  */
 export const DEFAULT_LINK_ERROR = "The password reset link is invalid or has expired. Please request a new one.";
 export const NO_TOKEN_ERROR = "Invalid or expired reset link. Please request a new password reset.";
 
+/**
+ * What the link is for, as Auth names the one-time token (`verifyOtp`'s `type`): resetting a
+ * forgotten password, or choosing the first one of an account made for a buyer.
+ */
+export type LinkType = "recovery" | "invite";
+
 export type ResetLink =
   | { kind: "error"; message: string }
-  | { kind: "token-hash"; tokenHash: string }
-  | { kind: "fragment" }
+  | { kind: "token-hash"; tokenHash: string; type: LinkType }
+  | { kind: "fragment"; type: LinkType }
   | { kind: "none" };
+
+/** The link's type; a token hash without one is a recovery, as the page always read it. */
+function linkType(type: string | null, fallback: LinkType | null): LinkType | null {
+  if (type === "recovery" || type === "invite") return type;
+  return type === null ? fallback : null;
+}
 
 /** Query and fragment parameters together, the query winning, as supabase-js reads them. */
 function parameters(url: URL): URLSearchParams {
@@ -31,8 +44,10 @@ export function readResetLink(href: string): ResetLink {
   if (description) return { kind: "error", message: description };
   if (params.has("error") || params.has("error_code")) return { kind: "error", message: DEFAULT_LINK_ERROR };
   const tokenHash = params.get("token_hash");
-  if (tokenHash && (params.get("type") ?? "recovery") === "recovery") return { kind: "token-hash", tokenHash };
-  if (params.get("access_token") && params.get("type") === "recovery") return { kind: "fragment" };
+  const tokenType = linkType(params.get("type"), "recovery");
+  if (tokenHash && tokenType) return { kind: "token-hash", tokenHash, type: tokenType };
+  const sessionType = linkType(params.get("type"), null);
+  if (params.get("access_token") && sessionType) return { kind: "fragment", type: sessionType };
   return { kind: "none" };
 }
 

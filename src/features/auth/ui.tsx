@@ -85,7 +85,7 @@ export function SubmitButton({ children, busy, disabled = false }: SubmitProps) 
       type="submit"
       disabled={busy || disabled}
       aria-busy={busy}
-      className="inline-flex w-full items-center justify-center gap-2 rounded-lg bg-violet-600 px-5 py-3 text-base font-semibold text-white shadow-sm transition-colors hover:bg-violet-500 disabled:cursor-not-allowed disabled:opacity-60"
+      className="inline-flex w-full items-center justify-center gap-2 rounded-lg bg-violet-600 px-5 py-3 text-base font-semibold text-white shadow-sm transition-colors hover:bg-violet-700 disabled:cursor-not-allowed disabled:opacity-60"
     >
       {busy && <Spinner />}
       {children}

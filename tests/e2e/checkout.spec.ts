@@ -1,0 +1,434 @@
+/**
+ * /checkout/{productKey} and /checkout/success against the local stack (docs/product.md §2
+ * Checkout and Payment success, §4, §5, §7, §8, §9): each program's built page, the key spellings
+ * the static host rewrites to the key lookup page (public/_redirects), Product Not Found, the
+ * e-mail rules, the request the page sends to the real `stripe-checkout` function, the failure
+ * path, the success page's Order ID as text, keyboard use, axe, and what the pages load.
+ * The redirect to Stripe is not faked here: the end-to-end purchase test covers it.
+ */
+import { expect, type Page, type Request, test } from "@playwright/test";
+import { CHECKOUT_ERROR } from "../../src/features/checkout/logic";
+import { svgDataUri } from "../../src/integrations/critical-css.mjs";
+import { formatCents } from "../../src/lib/money";
+import { loadPrograms } from "../unit/content-files";
+import { axeViolations, VIEWPORTS } from "./axe";
+
+const PROGRAMS = loadPrograms();
+const program = (key: string) => PROGRAMS.find((p) => p.checkoutKey === key)!;
+const FUNCTION = "**/functions/v1/stripe-checkout";
+
+const isCheckoutCall = (request: Request) =>
+  request.method() === "POST" && new URL(request.url()).pathname === "/functions/v1/stripe-checkout";
+
+/**
+ * The real function's answers (the local stack's Stripe stand-in makes the session), passed to the
+ * page unchanged: read on their way, since the page navigates away before Playwright could read
+ * a response body afterwards. Nothing is faked.
+ */
+async function recordAnswers(page: Page): Promise<unknown[]> {
+  const answers: unknown[] = [];
+  await page.route(FUNCTION, async (route) => {
+    const response = await route.fetch();
+    if (route.request().method() === "POST") answers.push({ status: response.status(), body: await response.json() });
+    await route.fulfill({ response });
+  });
+  return answers;
+}
+
+/** The function answered a url, and the browser went there: `location.assign(url)`. */
+async function expectSentToStripe(page: Page, answers: unknown[]) {
+  await expect.poll(() => answers.length).toBe(1);
+  const { status, body } = answers[0] as { status: number; body: { url?: unknown } };
+  expect(status).toBe(200);
+  expect(typeof body.url).toBe("string");
+  await page.waitForURL(body.url as string);
+}
+
+/** The value beside a term of the order summary (Price, Subtotal, Total). */
+const summaryValue = (page: Page, term: string) =>
+  page
+    .getByRole("region", { name: "Order Summary" })
+    .locator("dl > div")
+    .filter({ has: page.getByRole("term").getByText(term, { exact: true }) })
+    .getByRole("definition");
+
+/** The checkout page once its island runs: the purchase button exists and reacts to the e-mail. */
+async function openCheckout(page: Page, path: string) {
+  await page.goto(path);
+  const email = page.getByLabel("Email");
+  await expect(email).toBeEditable();
+  // Hydrated: typing enables the button (it stays disabled until the island runs).
+  await email.fill("x@example.com");
+  await expect(page.getByRole("button", { name: "Complete Purchase" })).toBeEnabled();
+  await email.fill("");
+  return email;
+}
+
+/** The summary of `key`'s program as the page shows it: name, description, image, price, subtotal, total in en-US. */
+async function expectSummary(page: Page, key: string) {
+  const p = program(key);
+  const summary = page.getByRole("region", { name: "Order Summary" });
+  await expect(summary.getByRole("heading", { name: p.name })).toBeVisible();
+  await expect(summary.getByText(p.description)).toBeVisible();
+  const image = summary.getByRole("img", { name: p.imageAlt });
+  // The program's image, as a file or, on the first screen of a built page, inlined by critical-css.mjs.
+  const svg = await (await page.request.get(p.image)).text();
+  expect([p.image, svgDataUri(svg)]).toContain(await image.getAttribute("src"));
+  expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+  const shown = formatCents(p.priceCents);
+  for (const term of ["Price", "Subtotal", "Total"]) await expect(summaryValue(page, term)).toHaveText(shown);
+}
+
+test.describe("each program's checkout page", () => {
+  for (const p of PROGRAMS) {
+    test(`${p.checkoutKey}: name, description, image, price, subtotal and total in en-US, and the notes`, async ({
+      page,
+    }) => {
+      const response = await page.goto(`/checkout/${p.checkoutKey}`);
+      expect(response?.status()).toBe(200);
+      await expect(page.getByRole("heading", { level: 1, name: "Checkout" })).toBeVisible();
+      await expectSummary(page, p.checkoutKey);
+      await expect(page.getByText("Instant access after payment")).toBeVisible();
+      await expect(page.getByText("Lifetime access to the program")).toBeVisible();
+      await expect(page.getByText("30-day money-back guarantee")).toBeVisible();
+      await expect(page.getByRole("link", { name: "Back" })).toHaveAttribute("href", p.page);
+      await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", "noindex");
+    });
+  }
+
+  test("the prices of docs/product.md §9 as shown: $15,000, $2,999, $300", async ({ page }) => {
+    for (const [key, shown] of [
+      ["AI_ACCELERATOR", "$15,000"],
+      ["OS_ACCELERATOR", "$2,999"],
+      ["GROWTH_MINDSET", "$300"],
+    ] as const) {
+      await page.goto(`/checkout/${key}`);
+      await expect(summaryValue(page, "Total")).toHaveText(shown);
+    }
+  });
+});
+
+test.describe("key spellings (trimmed, case-insensitive: docs/product.md §9)", () => {
+  for (const [path, key] of [
+    ["/checkout/growth_mindset%20", "GROWTH_MINDSET"],
+    ["/checkout/ai_accelerator", "AI_ACCELERATOR"],
+    ["/checkout/Os_Accelerator", "OS_ACCELERATOR"],
+    ["/checkout/%20GROWTH_MINDSET", "GROWTH_MINDSET"],
+  ] as const) {
+    test(`${path} is ${program(key).name}, at the address as typed`, async ({ page }) => {
+      const response = await page.goto(path);
+      // The static host's rewrite: status 200 and no redirect (public/_redirects).
+      expect(response?.status()).toBe(200);
+      expect(response?.request().redirectedFrom()).toBeNull();
+      await expectSummary(page, key);
+      expect(new URL(page.url()).pathname).toBe(path);
+      await expect(page.getByRole("button", { name: "Complete Purchase" })).toBeVisible();
+    });
+  }
+});
+
+test("an unknown key shows Product Not Found, and Return to Home goes home", async ({ page }) => {
+  await page.goto("/checkout/PLATINUM_PLAN");
+  await expect(page.getByRole("heading", { level: 1, name: "Product Not Found" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Complete Purchase" })).toHaveCount(0);
+  await expect(page.getByLabel("Email")).toHaveCount(0);
+  await page.getByRole("link", { name: "Return to Home" }).click();
+  await expect(page).toHaveURL(/\/$/);
+});
+
+test.describe("the e-mail (docs/product.md §5)", () => {
+  test("Complete Purchase is disabled while the e-mail is empty and enabled once one is typed", async ({ page }) => {
+    const email = await openCheckout(page, "/checkout/OS_ACCELERATOR");
+    const button = page.getByRole("button", { name: "Complete Purchase" });
+    await expect(button).toBeDisabled();
+    await email.pressSequentially("ada@example.com");
+    await expect(button).toBeEnabled();
+    await email.fill("");
+    await expect(button).toBeDisabled();
+    await expect(email).toHaveAttribute("type", "email");
+    await expect(email).toHaveAttribute("required", "");
+  });
+
+  test("the browser's validation stops an address that is not an e-mail: nothing is sent", async ({ page }) => {
+    const calls: string[] = [];
+    page.on("request", (request) => {
+      if (isCheckoutCall(request)) calls.push(request.url());
+    });
+    const email = await openCheckout(page, "/checkout/GROWTH_MINDSET");
+    await email.fill("not-an-email");
+    await page.getByRole("button", { name: "Complete Purchase" }).click();
+    expect(await email.evaluate((input: HTMLInputElement) => input.validity.typeMismatch)).toBe(true);
+    expect(await email.evaluate((input: HTMLInputElement) => input.validationMessage)).not.toBe("");
+    await page.waitForTimeout(300);
+    expect(calls).toEqual([]);
+    await expect(page).toHaveURL(/\/checkout\/GROWTH_MINDSET$/);
+  });
+
+  test("text typed before the island ran counts: the button is enabled once it does", async ({ page }) => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/_astro\/Checkout\.[^/]+\.js$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto("/checkout/AI_ACCELERATOR");
+    await page.getByLabel("Email").fill("early@example.com");
+    await expect(page.getByRole("button", { name: "Complete Purchase" })).toBeDisabled();
+    release();
+    await expect(page.getByRole("button", { name: "Complete Purchase" })).toBeEnabled();
+    await expect(page.getByLabel("Email")).toHaveValue("early@example.com");
+  });
+});
+
+test("sends the spec's body to stripe-checkout, with the visit's first-touch attribution (docs/product.md §7)", async ({
+  page,
+  baseURL,
+}) => {
+  // The visit lands on the home page from a campaign, then goes to checkout at a loose key spelling.
+  const answers = await recordAnswers(page);
+  await page.goto("/?utm_source=newsletter&utm_medium=email&utm_campaign=spring");
+  await openCheckout(page, "/checkout/growth_mindset%20");
+  await page.getByLabel("Email").fill("  buyer@example.com ");
+  const sent = page.waitForRequest(isCheckoutCall);
+  await page.getByRole("button", { name: "Complete Purchase" }).click();
+  const request = await sent;
+  expect(request.postDataJSON()).toEqual({
+    price_id: program("GROWTH_MINDSET").stripeLookupKey,
+    mode: "payment",
+    success_url: `${baseURL}/checkout/success?session_id={CHECKOUT_SESSION_ID}`,
+    // The canonical key, whatever spelling the buyer arrived at.
+    cancel_url: `${baseURL}/checkout/GROWTH_MINDSET`,
+    customer_email: "buyer@example.com",
+    attribution: { landing_page: "/", utm_source: "newsletter", utm_medium: "email", utm_campaign: "spring" },
+  });
+  // supabase-js calls with the public anon key (no session on this page).
+  expect(request.headers()["authorization"]).toMatch(/^Bearer ey/);
+  await expectSentToStripe(page, answers);
+});
+
+test("a direct visit sends no attribution but the landing page", async ({ page }) => {
+  const answers = await recordAnswers(page);
+  await openCheckout(page, "/checkout/AI_ACCELERATOR");
+  await page.getByLabel("Email").fill("direct@example.com");
+  const sent = page.waitForRequest(isCheckoutCall);
+  await page.getByRole("button", { name: "Complete Purchase" }).click();
+  const request = await sent;
+  const body = request.postDataJSON() as { price_id: string; attribution: Record<string, string> };
+  expect(body.price_id).toBe("ai_accelerator");
+  expect(body.attribution).toEqual({ landing_page: "/checkout/AI_ACCELERATOR" });
+  await expectSentToStripe(page, answers);
+});
+
+test.describe("when the checkout cannot start (docs/product.md §8)", () => {
+  const failures: [string, Parameters<Page["route"]>[1]][] = [
+    ["the function answers 500", (route) => route.fulfill({ status: 500, json: { error: "boom" } })],
+    ["the answer has no url", (route) => route.fulfill({ status: 200, json: {} })],
+    ["the network fails", (route) => route.abort("connectionrefused")],
+  ];
+  for (const [name, answer] of failures) {
+    test(`${name}: logged, the spec's message in the alert region, the button usable again`, async ({ page }) => {
+      const errors: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "error") errors.push(message.text());
+      });
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route(FUNCTION, async (route, request) => {
+        if (request.method() === "OPTIONS") return route.continue();
+        await held;
+        return answer(route, request);
+      });
+      await openCheckout(page, "/checkout/OS_ACCELERATOR");
+      await page.getByLabel("Email").fill("ada@example.com");
+      const button = page.getByRole("button", { name: "Complete Purchase" });
+      await button.click();
+
+      // Submitting: spinner, button disabled and busy.
+      await expect(button).toBeDisabled();
+      await expect(button).toHaveAttribute("aria-busy", "true");
+      await expect(button.locator("svg")).toBeVisible();
+      release();
+
+      await expect(page.getByRole("alert")).toHaveText(CHECKOUT_ERROR);
+      await expect(button).toBeEnabled();
+      await expect(button).toHaveAttribute("aria-busy", "false");
+      await expect(page.getByLabel("Email")).toHaveValue("ada@example.com");
+      await expect(page).toHaveURL(/\/checkout\/OS_ACCELERATOR$/);
+      expect(errors.some((text) => text.startsWith("Checkout failed"))).toBe(true);
+      // The page at rest, the pointer off the button (its hover colour is ui.tsx's).
+      await page.mouse.move(0, 0);
+      expect(await axeViolations(page)).toEqual([]);
+    });
+  }
+});
+
+test("loads supabase-js only when the buyer presses Complete Purchase", async ({ page }) => {
+  const scripts: string[] = [];
+  page.on("request", (request) => {
+    if (request.resourceType() === "script") scripts.push(request.url());
+  });
+  await openCheckout(page, "/checkout/GROWTH_MINDSET");
+  await page.waitForLoadState("networkidle");
+  const bodies = await Promise.all(scripts.map(async (url) => (await page.request.get(url)).text()));
+  for (const [i, body] of bodies.entries()) expect(body, scripts[i]).not.toMatch(/GoTrueClient/);
+  const before = scripts.length;
+
+  await page.route(FUNCTION, (route, request) =>
+    request.method() === "OPTIONS" ? route.continue() : route.fulfill({ status: 500, json: { error: "held" } }),
+  );
+  await page.getByLabel("Email").fill("ada@example.com");
+  await page.getByRole("button", { name: "Complete Purchase" }).click();
+  await expect(page.getByRole("alert")).toHaveText(CHECKOUT_ERROR);
+  const loaded = await Promise.all(scripts.slice(before).map(async (url) => (await page.request.get(url)).text()));
+  expect(loaded.some((body) => /GoTrueClient/.test(body))).toBe(true);
+});
+
+test("Back returns to the site's page the buyer came from, else goes to the program's page", async ({ page }) => {
+  await page.goto("/purchase-course");
+  await page.getByRole("link", { name: "Buy Now Growth Mindset Mastery" }).click();
+  await expect(page).toHaveURL(/\/checkout\/GROWTH_MINDSET$/);
+  await page.getByLabel("Email").fill("x@example.com");
+  // Enabled: the island runs, and with it Back's handler.
+  await expect(page.getByRole("button", { name: "Complete Purchase" })).toBeEnabled();
+  await page.getByRole("link", { name: "Back" }).click();
+  await expect(page).toHaveURL(/\/purchase-course$/);
+
+  // Opened directly (an e-mail, a bookmark): Back leads to the program's page.
+  const direct = await page.context().newPage();
+  await openCheckout(direct, "/checkout/GROWTH_MINDSET");
+  await direct.getByRole("link", { name: "Back" }).click();
+  await expect(direct).toHaveURL(new RegExp(`${program("GROWTH_MINDSET").page}$`));
+});
+
+test("keyboard alone completes the form", async ({ page }) => {
+  const answers = await recordAnswers(page);
+  await openCheckout(page, "/checkout/AI_ACCELERATOR");
+  await page.locator("body").focus();
+  const email = page.getByLabel("Email");
+  for (let i = 0; i < 10 && !(await email.evaluate((el) => el === document.activeElement)); i++) {
+    await page.keyboard.press("Tab");
+  }
+  await expect(email).toBeFocused();
+  await page.keyboard.type("keys@example.com");
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("button", { name: "Complete Purchase" })).toBeFocused();
+  const sent = page.waitForRequest(isCheckoutCall);
+  await page.keyboard.press("Enter");
+  const request = await sent;
+  expect((request.postDataJSON() as { customer_email: string }).customer_email).toBe("keys@example.com");
+  await expectSentToStripe(page, answers);
+});
+
+test.describe("without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the built page reads complete, and its button cannot send the form as a plain GET", async ({ page }) => {
+    await page.goto("/checkout/OS_ACCELERATOR");
+    await expectSummary(page, "OS_ACCELERATOR");
+    await expect(page.getByRole("button", { name: "Complete Purchase" })).toBeDisabled();
+  });
+
+  test("the key lookup page says it needs JavaScript and links to the programs", async ({ request }) => {
+    // Read from the HTML: Chromium with scripts disabled by Playwright still parses <noscript> as text.
+    const html = await (await request.get("/checkout/os_accelerator")).text();
+    const noscript = /<noscript>([\s\S]*?)<\/noscript>/.exec(html.slice(html.indexOf("<main")))?.[1] ?? "";
+    expect(noscript).toContain("This checkout needs JavaScript to find your program.");
+    expect(noscript).toMatch(/<a href="\/purchase-course"[^>]*>See all programs and prices<\/a>/);
+  });
+});
+
+test.describe("/checkout/success (docs/product.md §2 Payment success)", () => {
+  test("says the payment went through, the next steps, and links to the portal and home", async ({ page }) => {
+    await page.goto("/checkout/success?session_id=cs_test_a1B2c3");
+    await expect(page.getByRole("heading", { level: 1, name: "Payment Successful!" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Check your e-mail" })).toBeVisible();
+    await expect(page.getByText("Your account was created automatically")).toBeVisible();
+    await expect(page.getByText("link to set your password")).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Access your course" })).toBeVisible();
+    await expect(page.getByRole("link", { name: "Go to the Portal" })).toHaveAttribute("href", "/portal");
+    await expect(page.getByRole("link", { name: "Return to Home" })).toHaveAttribute("href", "/");
+    await expect(page.getByRole("term")).toHaveText("Order ID");
+    await expect(page.getByRole("definition")).toHaveText("cs_test_a1B2c3");
+    await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", "noindex");
+  });
+
+  test("shows a hostile session_id as literal text, never as HTML", async ({ page }) => {
+    const dialogs: string[] = [];
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    const hostile = "<img src=x onerror=alert(1)>";
+    await page.goto(`/checkout/success?session_id=${encodeURIComponent(hostile)}`);
+    await expect(page.getByRole("definition")).toHaveText(hostile);
+    await expect(page.locator("main img")).toHaveCount(0);
+    await page.waitForLoadState("networkidle");
+    expect(dialogs).toEqual([]);
+  });
+
+  test("shows no Order ID without a session_id", async ({ page }) => {
+    for (const path of ["/checkout/success", "/checkout/success?session_id="]) {
+      await page.goto(path);
+      await expect(page.getByRole("heading", { level: 1, name: "Payment Successful!" })).toBeVisible();
+      await expect(page.getByText("Order ID")).toBeHidden();
+      await expect(page.getByRole("definition")).toHaveCount(0);
+    }
+  });
+
+  test("runs no island: no React, no supabase-js, only the script every page runs", async ({ page }) => {
+    const scripts: string[] = [];
+    page.on("request", (request) => {
+      if (request.resourceType() === "script") scripts.push(request.url());
+    });
+    await page.goto("/checkout/success?session_id=cs_test_1", { waitUntil: "networkidle" });
+    await expect(page.locator("astro-island")).toHaveCount(0);
+    for (const url of scripts) {
+      const body = await (await page.request.get(url)).text();
+      expect(body, url).not.toMatch(/GoTrueClient|react\.transitional\.element/);
+    }
+  });
+});
+
+test("the checkout pages load nothing from another origin until the buyer is sent to Stripe", async ({
+  page,
+  baseURL,
+}) => {
+  const foreign: string[] = [];
+  page.on("request", (request) => {
+    const url = new URL(request.url());
+    if (url.protocol.startsWith("http") && url.origin !== new URL(baseURL!).origin) foreign.push(request.url());
+  });
+  for (const path of [
+    "/checkout/AI_ACCELERATOR",
+    "/checkout/growth_mindset%20",
+    "/checkout/NOPE",
+    "/checkout/success",
+  ]) {
+    await page.goto(path, { waitUntil: "networkidle" });
+  }
+  expect(foreign).toEqual([]);
+});
+
+test("the checkout pages stay out of the sitemap", async ({ request }) => {
+  const sitemap = await (await request.get("/sitemap.xml")).text();
+  expect(sitemap).not.toContain("/checkout");
+});
+
+for (const viewport of VIEWPORTS) {
+  test(`axe finds no violations in any state (${viewport.width}px)`, async ({ page }) => {
+    await page.setViewportSize(viewport);
+    const problems: string[] = [];
+    await openCheckout(page, "/checkout/AI_ACCELERATOR");
+    await page.getByLabel("Email").fill("ada@example.com");
+    problems.push(...(await axeViolations(page)).map((v) => `ready: ${v}`));
+    await page.goto("/checkout/ai_accelerator");
+    await expect(page.getByRole("button", { name: "Complete Purchase" })).toBeVisible();
+    problems.push(...(await axeViolations(page)).map((v) => `key lookup: ${v}`));
+    await page.goto("/checkout/NOPE");
+    await expect(page.getByRole("heading", { name: "Product Not Found" })).toBeVisible();
+    problems.push(...(await axeViolations(page)).map((v) => `not found: ${v}`));
+    await page.goto("/checkout/success?session_id=cs_test_axe");
+    problems.push(...(await axeViolations(page)).map((v) => `success: ${v}`));
+    expect(problems).toEqual([]);
+  });
+}
