@@ -34,6 +34,11 @@ export const BUDGETS = {
 
 const kb = (bytes) => `${(bytes / KB).toFixed(1)} KB`;
 
+/** One budget's verdict: PASS without offenders, else FAIL for a hard budget and WARN for a soft one. */
+export function budgetEntry(id, name, hard, offenders, detail) {
+  return { id, name, hard, status: offenders.length === 0 ? "PASS" : hard ? "FAIL" : "WARN", detail, offenders };
+}
+
 /**
  * One entry per budget: { id, name, status: PASS|FAIL|WARN, hard, detail, offenders }.
  * `offenders` lists the pages (and values) that miss it; `detail` is a one-line summary.
@@ -42,15 +47,7 @@ const kb = (bytes) => `${(bytes / KB).toFixed(1)} KB`;
  */
 export function checkBudgets({ pages, lighthouse = null, build = null, portal = null }, budgets = BUDGETS) {
   const results = [];
-  const add = (id, name, hard, offenders, detail) =>
-    results.push({
-      id,
-      name,
-      hard,
-      status: offenders.length === 0 ? "PASS" : hard ? "FAIL" : "WARN",
-      detail,
-      offenders,
-    });
+  const add = (...args) => results.push(budgetEntry(...args));
   const marketing = pages.filter((p) => p.marketing);
   const worst = (list, value) => list.reduce((a, b) => (value(b) > value(a) ? b : a), list[0]);
 
@@ -211,21 +208,13 @@ export function checkBudgets({ pages, lighthouse = null, build = null, portal = 
  */
 export function checkPortal(portal, budgets = BUDGETS) {
   const limit = budgets.portalTimeToDataMs;
-  const entry = (id, name, hard, offenders, detail) => ({
-    id,
-    name,
-    hard,
-    status: offenders.length === 0 ? "PASS" : hard ? "FAIL" : "WARN",
-    detail,
-    offenders,
-  });
   if (portal.skipped)
-    return [entry("portal-measured", `portal time-to-data measured on ${portal.path}`, false, [portal.skipped], "")];
+    return [budgetEntry("portal-measured", `portal time-to-data measured on ${portal.path}`, false, [portal.skipped], "")];
   if (portal.error)
-    return [entry("portal-measured", `portal time-to-data measured on ${portal.path}`, true, [portal.error], "")];
+    return [budgetEntry("portal-measured", `portal time-to-data measured on ${portal.path}`, true, [portal.error], "")];
   const failed = portal.perRun.filter((r) => r.error).map((r) => `a run failed: ${r.error}`);
   return [
-    entry(
+    budgetEntry(
       "portal-time-to-data",
       `portal time-to-data <= ${limit} ms (${portal.path}, cold, signed in, mobile throttling, median)`,
       false,

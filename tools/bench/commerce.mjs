@@ -9,6 +9,7 @@
 // Targets (docs/architecture.md): checkout p95 <= 50 ms; >= 200 events/s on PostgreSQL, >= 50 on
 // PGlite, zero lost.
 import { randomBytes } from "node:crypto";
+import { budgetEntry } from "./budgets.mjs";
 import { formatTable } from "./format.mjs";
 import { percentile, startProblem, summarize } from "./backend.mjs";
 
@@ -24,25 +25,17 @@ const SITE = "http://localhost:4321";
  * (the machine's load moves them), a lost or failed event fails the bench.
  */
 export function checkCommerce(results, budgets = COMMERCE_BUDGETS) {
-  const entry = (id, name, hard, offenders, detail) => ({
-    id,
-    name,
-    hard,
-    status: offenders.length === 0 ? "PASS" : hard ? "FAIL" : "WARN",
-    detail,
-    offenders,
-  });
   const measured = results.filter((r) => r.checkout);
   const broken = results.filter((r) => r.error).map((r) => `${r.backend}: ${r.error}`);
   return [
-    entry(
+    budgetEntry(
       "checkout-p95",
       `stripe-checkout p95 <= ${budgets.checkoutP95Ms} ms (Stripe stand-in)`,
       false,
       measured.filter((r) => r.checkout.p95Ms > budgets.checkoutP95Ms).map((r) => `${r.backend} ${r.checkout.p95Ms} ms`),
       measured.map((r) => `${r.backend} ${r.checkout.p95Ms} ms`).join(", "),
     ),
-    entry(
+    budgetEntry(
       "webhook-throughput",
       `stripe-webhook events/s >= ${Object.entries(budgets.eventsPerSecond)
         .map(([b, n]) => `${n} on ${b}`)
@@ -53,7 +46,7 @@ export function checkCommerce(results, budgets = COMMERCE_BUDGETS) {
         .map((r) => `${r.backend} ${r.webhook.perSecond}/s`),
       measured.map((r) => `${r.backend} ${r.webhook.perSecond}/s`).join(", "),
     ),
-    entry(
+    budgetEntry(
       "webhook-lost",
       "stripe-webhook loses no event (every order and account recorded, every delivery 2xx)",
       true,
