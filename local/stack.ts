@@ -14,8 +14,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { isIP, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import Stripe from "stripe";
 import { CATALOGUE } from "../functions/_shared/catalogue.ts";
+import { stripeClient } from "../functions/_shared/stripe.ts";
 import { setupCatalogue } from "../functions/_shared/stripe-setup.ts";
 import { handleAuth } from "./auth/index.ts";
 import { type ConfigOverrides, loadConfig, type StackConfig } from "./config.ts";
@@ -223,13 +223,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
   if (options.stripe?.catalogue !== false) {
     // The programs on sale, as `npm run stripe:setup` makes them at Stripe (idempotent).
-    const client = new Stripe(stripe.handle.secretKey, {
-      host: new URL(url).hostname,
-      port,
-      protocol: "http",
-      httpClient: Stripe.createFetchHttpClient(),
-      telemetry: false,
-    });
+    const client = stripeClient({ STRIPE_SECRET_KEY: stripe.handle.secretKey, STRIPE_API_URL: url });
     await setupCatalogue(client, CATALOGUE).catch(async (error: unknown) => {
       await close();
       throw error;

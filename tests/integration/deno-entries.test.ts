@@ -10,6 +10,7 @@ import { join } from "node:path";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkoutRequest } from "../../functions/_shared/checkout-request.ts";
+import { stripeClient } from "../../functions/_shared/stripe.ts";
 import { startTestStack, type TestStack } from "../../local/harness.ts";
 
 const root = join(import.meta.dirname, "../..");
@@ -151,12 +152,7 @@ describe("the functions' Edge entries under Deno", () => {
     const { url: hosted } = (await response.json()) as { url: string };
     expect(hosted.startsWith(`${stack.url}/`)).toBe(true);
     const sessionId = /cs_test_[A-Za-z0-9]+/.exec(hosted)?.[0];
-    const stripe = new Stripe(stack.stripe.secretKey, {
-      host: "localhost",
-      port: stack.port,
-      protocol: "http",
-      httpClient: Stripe.createFetchHttpClient(),
-    });
+    const stripe = stripeClient({ STRIPE_SECRET_KEY: stack.stripe.secretKey, STRIPE_API_URL: stack.url });
     const session = await stripe.checkout.sessions.retrieve(sessionId!);
     expect(session.metadata?.product_key).toBe("OS_ACCELERATOR");
     expect(session.amount_total).toBe(299_900);

@@ -7,6 +7,7 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkoutRequest } from "../../functions/_shared/checkout-request.ts";
+import { stripeClient } from "../../functions/_shared/stripe.ts";
 import { startTestStack, type TestStack } from "../../local/harness.ts";
 
 const SITE = "http://localhost:4321";
@@ -35,12 +36,7 @@ describe("stripe-checkout", () => {
 
   beforeAll(async () => {
     stack = await startTestStack({ name: "PGlite" }, { seed: false });
-    stripe = new Stripe(stack.stripe.secretKey, {
-      host: "localhost",
-      port: stack.port,
-      protocol: "http",
-      httpClient: Stripe.createFetchHttpClient(),
-    });
+    stripe = stripeClient({ STRIPE_SECRET_KEY: stack.stripe.secretKey, STRIPE_API_URL: stack.url });
   }, 60_000);
   afterAll(async () => {
     console.log(`hostile checkout requests: tried ${hostile.tried}, accepted ${hostile.accepted}`);

@@ -10,6 +10,7 @@ import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CATALOGUE } from "../../functions/_shared/catalogue.ts";
 import { checkoutRequest } from "../../functions/_shared/checkout-request.ts";
+import { stripeClient } from "../../functions/_shared/stripe.ts";
 import { setupCatalogue } from "../../functions/_shared/stripe-setup.ts";
 import { reconcile } from "../../functions/stripe-webhook/reconcile.ts";
 import { startTestStack, type TestStack } from "../../local/harness.ts";
@@ -31,7 +32,7 @@ describe("stripe:setup and stripe:reconcile", () => {
       ),
     });
     const { url } = (await response.json()) as { url: string };
-    const fields =
+    const fields: Record<string, string> =
       method === "card"
         ? { method: "card", card_number: "4242 4242 4242 4242", expiry: "12 / 34", cvc: "123", name: "Ada Buyer" }
         : {
@@ -63,12 +64,7 @@ describe("stripe:setup and stripe:reconcile", () => {
       { name: "PGlite" },
       { seed: false, stripe: { webhookUrl: "http://127.0.0.1:9/down", retryDelaysMs: [3_600_000], timeoutMs: 1_000 } },
     );
-    stripe = new Stripe(stack.stripe.secretKey, {
-      host: "localhost",
-      port: stack.port,
-      protocol: "http",
-      httpClient: Stripe.createFetchHttpClient(),
-    });
+    stripe = stripeClient({ STRIPE_SECRET_KEY: stack.stripe.secretKey, STRIPE_API_URL: stack.url });
   }, 60_000);
   afterAll(async () => {
     await stack?.stop();
