@@ -39,11 +39,23 @@ for (const [key, value] of Object.entries(EMBEDS)) {
 }
 writeFileSync(sitePath, site);
 
-execFileSync(process.execPath, [join(root, "node_modules/astro/bin/astro.mjs"), "build"], {
-  cwd: dir,
-  stdio: ["ignore", "ignore", "inherit"],
-  env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1", PUBLIC_SUPABASE_URL: SUPABASE_URL },
-});
+// Its own cache folder: Astro keeps the content store of a build in cacheDir, node_modules/.astro
+// by default, which the symlink above would share with the local stack's build of the real
+// content, running at the same time; the other build could then read these embeds.
+writeFileSync(
+  join(dir, "astro.fixture.config.mjs"),
+  'import config from "./astro.config.mjs";\nexport default { ...config, cacheDir: "./.astro-cache" };\n',
+);
+
+execFileSync(
+  process.execPath,
+  [join(root, "node_modules/astro/bin/astro.mjs"), "build", "--config", "astro.fixture.config.mjs"],
+  {
+    cwd: dir,
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1", PUBLIC_SUPABASE_URL: SUPABASE_URL },
+  },
+);
 
 const server = createServer(staticHandler(join(dir, "dist")));
 server.listen(Number(values.port), () => console.log(`Fixture site: http://localhost:${values.port}`));
