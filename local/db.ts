@@ -26,8 +26,14 @@ export interface Sql {
   exec(text: string): Promise<unknown>;
 }
 
+/**
+ * A transaction's characteristics as BEGIN takes them, e.g. `ISOLATION LEVEL READ COMMITTED READ
+ * WRITE`: PostgREST begins each request's transaction so (hasql-transaction).
+ */
+export type TransactionMode = string;
+
 export interface Database extends Sql {
-  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Sql) => Promise<T>, mode?: TransactionMode): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -37,7 +43,12 @@ export async function openPglite(dataDir?: string): Promise<Database> {
   return {
     query: (text, params) => db.query(text, params) as never,
     exec: (text) => db.exec(text),
-    transaction: (work) => db.transaction((tx) => work(tx as unknown as Sql)),
+    // PGlite's transaction() sends a plain BEGIN; SET TRANSACTION then gives it the mode.
+    transaction: (work, mode) =>
+      db.transaction(async (tx) => {
+        if (mode) await tx.query(`set transaction ${mode}`);
+        return work(tx as unknown as Sql);
+      }),
     close: () => db.close(),
   };
 }
@@ -57,10 +68,11 @@ export async function openPostgres(url: string): Promise<Database> {
   });
   return {
     ...run(pool),
-    async transaction(work) {
+    async transaction(work, mode) {
       const client = await pool.connect();
       try {
-        await client.query("begin");
+        // One round trip: BEGIN takes the mode itself.
+        await client.query(mode ? `begin ${mode}` : "begin");
         const result = await work(run(client));
         await client.query("commit");
         return result;

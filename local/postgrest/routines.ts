@@ -3,9 +3,10 @@
  * every function of the exposed schemas with its input parameters (name, type, required,
  * variadic), its return type (scalar or composite, single or set), volatility, isolation level
  * and hoisted settings; and how a call picks one (Plan.hs `findProc`), with PostgREST's errors
- * when none or several fit. On Supabase an event trigger reloads the cache after any function
- * DDL (`pgrst_ddl_watch`), so the cache here is read again whenever the exposed schemas'
- * functions change.
+ * when none or several fit. On Supabase event triggers reload the cache after DDL
+ * (`pgrst_ddl_watch`, `pgrst_drop_watch`); here the same triggers count DDL commands
+ * (local/sql/platform.sql), and a call whose transaction sees a newer count than the cache's
+ * reads the functions again and is planned anew.
  */
 import type { Database } from "../db.ts";
 import { ambiguousFunction, functionNotFound } from "./errors.ts";
@@ -112,19 +113,24 @@ const ROUTINES_SQL = `
   AND prokind = 'f'
   AND pn.nspname = ANY($1)`;
 
-/** Changes whenever a function of the exposed schemas is created, dropped or altered. */
-const FINGERPRINT_SQL = `
-  SELECT count(*)::text || ':' || coalesce(md5(string_agg(
-    concat_ws(':', p.oid, p.provolatile, p.proretset, p.prorettype, p.pronargdefaults, p.proargnames, p.proargmodes,
-      p.proconfig, p.prokind, obj_description(p.oid, 'pg_proc')),
-    ',' ORDER BY p.oid)), '') AS fingerprint
-  FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-  WHERE n.nspname = ANY($1)`;
+/**
+ * The count of DDL commands, kept by local/sql/platform.sql's `pgrst_ddl_watch` and
+ * `pgrst_drop_watch` event triggers: the cache is current while it has not moved.
+ */
+export const SCHEMA_VERSION_SQL = "(SELECT version FROM local_stack.schema_version)";
 
-interface RoutineCache {
-  fingerprint: string;
+export interface RoutineCache {
+  /** The schema version the routines were read at. */
+  version: string;
   /** By `schema.name`, overloads ordered as PostgREST orders them. */
   routines: Map<string, Routine[]>;
+}
+
+/** Thrown inside a call's transaction when DDL moved the schema version since the cache was read. */
+export class StaleRoutines extends Error {
+  constructor() {
+    super("The function cache is older than the schema");
+  }
 }
 
 const caches = new WeakMap<Database, RoutineCache>();
@@ -143,12 +149,18 @@ interface RoutineRow {
   settings: string;
 }
 
-/** The functions of the exposed schemas, read again when they changed since the last read. */
-export async function routineCache(db: Database, schemas: readonly string[]): Promise<Map<string, Routine[]>> {
-  const { rows } = await db.query<{ fingerprint: string }>(FINGERPRINT_SQL, [schemas]);
-  const fingerprint = rows[0]!.fingerprint;
-  const cached = caches.get(db);
-  if (cached?.fingerprint === fingerprint) return cached.routines;
+/** The functions as last read, if they have been. A call checks the version in its transaction. */
+export function cachedRoutines(db: Database): RoutineCache | undefined {
+  return caches.get(db);
+}
+
+/**
+ * Reads the functions of the exposed schemas again. The version is read first: DDL committed
+ * between the two reads leaves the cache marked older than it is, so the next call reads again.
+ */
+export async function loadRoutines(db: Database, schemas: readonly string[]): Promise<RoutineCache> {
+  const { rows } = await db.query<{ version: number | string }>(`SELECT ${SCHEMA_VERSION_SQL} AS version`);
+  const version = String(rows[0]!.version);
   const loaded = await db.query<RoutineRow>(ROUTINES_SQL, [schemas, HOISTED]);
   const routines = new Map<string, Routine[]>();
   for (const row of loaded.rows) {
@@ -166,8 +178,9 @@ export async function routineCache(db: Database, schemas: readonly string[]): Pr
     routines.set(key, [...(routines.get(key) ?? []), routine]);
   }
   for (const overloads of routines.values()) overloads.sort(compareRoutines);
-  caches.set(db, { fingerprint, routines });
-  return routines;
+  const cache = { version, routines };
+  caches.set(db, cache);
+  return cache;
 }
 
 /** Haskell's ordering of `Text`: by code point. */

@@ -39,10 +39,13 @@ import {
   type BodyKind,
   findRoutine,
   type Routine,
-  routineCache,
+  cachedRoutines,
+  loadRoutines,
   returnsScalar,
   returnsSingle,
   returnsVoid,
+  SCHEMA_VERSION_SQL,
+  StaleRoutines,
 } from "./routines.ts";
 import { schemaCache } from "./schema.ts";
 import { ident, jsonBodySql, limitSql, Params, qualified } from "./sql.ts";
@@ -95,45 +98,72 @@ export async function callRoutine(
   // The plan: the function, then the result's shape, media type and preferences.
   const cache = await schemaCache(context.db, api.schemas);
   const prefs = parsePrefer(request.headers.get("prefer"), cache.timezones);
-  const routine = findRoutine(await routineCache(context.db, api.schemas), schema, name, keys, post, body);
-  checkResultPlan(query);
-  const media = negotiate(parseAccept(request.headers.get("accept")));
-  if (prefs.handling === "strict" && prefs.invalid.length > 0) throw invalidPreferences(prefs.invalid);
-  if (prefs.handling === "strict" && prefs.maxAffected !== undefined && returnsSingle(routine)) {
-    throw maxAffectedRpcViolation();
-  }
-
-  const readOnly = !post || routine.volatility !== "v";
-  const params = new Params();
-  const call = callSql(routine, keys, args, params);
-  // PostgREST never answers more than max_rows rows; `limit=0` stays zero rows.
-  const limited = hasLimitZero(range) ? range : restrictRange(api.maxRows, range);
-  const counted = counts(prefs);
-  const handler: Handler | "none" = method === "HEAD" ? "none" : media.handler;
-  const sql =
-    `WITH pgrst_source AS (${call})` +
-    (counted ? ", pgrst_source_count AS (SELECT 1 FROM pgrst_source)" : "") +
-    ` SELECT ${counted ? "(SELECT pg_catalog.count(*) FROM pgrst_source_count)" : "null::bigint"} AS total_result_set, ` +
-    `${returnsSingle(routine) ? "1" : "pg_catalog.count(_postgrest_t)"} AS page_total, ` +
-    `${bodySql(routine, handler)}::text AS body, ` +
-    "nullif(current_setting('response.headers', true), '') AS response_headers, " +
-    "nullif(current_setting('response.status', true), '') AS response_status " +
-    `FROM (SELECT "pgrst_source".* FROM "pgrst_source"${limitSql(limited)}) _postgrest_t`;
-
-  const settings = {
-    ...requestSettings({ headers: request.headers, schema, api, method, path, prefs }),
-    ...Object.fromEntries(routine.settings),
+  const plan = (routines: Map<string, Routine[]>) => {
+    const routine = findRoutine(routines, schema, name, keys, post, body);
+    checkResultPlan(query);
+    const media = negotiate(parseAccept(request.headers.get("accept")));
+    if (prefs.handling === "strict" && prefs.invalid.length > 0) throw invalidPreferences(prefs.invalid);
+    if (prefs.handling === "strict" && prefs.maxAffected !== undefined && returnsSingle(routine)) {
+      throw maxAffectedRpcViolation();
+    }
+    const params = new Params();
+    const call = callSql(routine, keys, args, params);
+    // PostgREST never answers more than max_rows rows; `limit=0` stays zero rows.
+    const limited = hasLimitZero(range) ? range : restrictRange(api.maxRows, range);
+    const counted = counts(prefs);
+    const handler: Handler | "none" = method === "HEAD" ? "none" : media.handler;
+    const sql =
+      `WITH pgrst_source AS (${call})` +
+      (counted ? ", pgrst_source_count AS (SELECT 1 FROM pgrst_source)" : "") +
+      ` SELECT ${counted ? "(SELECT pg_catalog.count(*) FROM pgrst_source_count)" : "null::bigint"} AS total_result_set, ` +
+      `${returnsSingle(routine) ? "1" : "pg_catalog.count(_postgrest_t)"} AS page_total, ` +
+      `${bodySql(routine, handler)}::text AS body, ` +
+      "nullif(current_setting('response.headers', true), '') AS response_headers, " +
+      "nullif(current_setting('response.status', true), '') AS response_status " +
+      `FROM (SELECT "pgrst_source".* FROM "pgrst_source"${limitSql(limited)}) _postgrest_t`;
+    const settings = {
+      ...requestSettings({ headers: request.headers, schema, api, method, path, prefs }),
+      ...Object.fromEntries(routine.settings),
+    };
+    return { routine, media, sql, params, settings, readOnly: !post || routine.volatility !== "v" };
   };
-  const row = await inTransaction(context, claims, routine, readOnly, settings, sql, params, (row) => {
-    const rows = Number(row.page_total);
-    if (media.media.kind === "object" && rows !== 1) throw singularity(rows);
-    if (prefs.handling === "strict" && prefs.maxAffected !== undefined && rows > prefs.maxAffected) {
-      throw maxAffectedViolation(rows);
+
+  // The cached functions, read again when a plan fails on them (the function may be new) or when
+  // the call's transaction sees DDL newer than the cache (local/postgrest/routines.ts).
+  let routines = cachedRoutines(context.db);
+  let fresh = false;
+  let planned: ReturnType<typeof plan> | undefined;
+  let row: CallRow | undefined;
+  for (let attempt = 1; row === undefined; attempt++) {
+    if (!routines) {
+      routines = await loadRoutines(context.db, api.schemas);
+      fresh = true;
     }
-    if (row.response_headers !== null || row.response_status !== null) {
-      throw notImplemented("Setting response.headers or response.status from a function");
+    try {
+      planned = plan(routines.routines);
+    } catch (error) {
+      if (fresh) throw error;
+      routines = undefined;
+      continue;
     }
-  });
+    const { media } = planned;
+    try {
+      row = await inTransaction(context, claims, planned, attempt < 3 ? routines.version : undefined, (row) => {
+        const rows = Number(row.page_total);
+        if (media.media.kind === "object" && rows !== 1) throw singularity(rows);
+        if (prefs.handling === "strict" && prefs.maxAffected !== undefined && rows > prefs.maxAffected) {
+          throw maxAffectedViolation(rows);
+        }
+        if (row.response_headers !== null || row.response_status !== null) {
+          throw notImplemented("Setting response.headers or response.status from a function");
+        }
+      });
+    } catch (error) {
+      if (!(error instanceof StaleRoutines)) throw error;
+      routines = undefined;
+    }
+  }
+  const { routine, media } = planned!;
 
   const lower = range.lower;
   const rows = Number(row.page_total);
@@ -309,34 +339,37 @@ function isolationOf(routine: Routine): string {
 
 /**
  * The call's transaction as PostgREST begins it (MainTx.hs): its isolation level and, for a
- * read, READ ONLY; then the role, the claims and the request's settings; then the statement.
- * `check` may refuse the result, which undoes the call.
+ * read, READ ONLY; then the role, the claims and the request's settings, in one statement with
+ * the schema version the plan must match (`version`, unless the check is waived); then the
+ * call. `check` may refuse the result, which undoes the call.
  */
 async function inTransaction(
   context: Context,
   claims: Claims,
-  routine: Routine,
-  readOnly: boolean,
-  settings: Record<string, string>,
-  sql: string,
-  params: Params,
+  planned: { routine: Routine; readOnly: boolean; settings: Record<string, string>; sql: string; params: Params },
+  version: string | undefined,
   check: (row: CallRow) => void,
 ): Promise<CallRow> {
+  const { routine, readOnly, settings, sql, params } = planned;
   if (!ROLES.includes(claims.role)) throw new Error(`Unknown role ${String(claims.role)}`);
   const all: [string, string][] = [
     ["role", claims.role],
     ["request.jwt.claims", JSON.stringify(claims)],
     ...Object.entries(settings),
   ];
-  return context.db.transaction(async (tx) => {
-    await tx.query(`SET TRANSACTION ISOLATION LEVEL ${isolationOf(routine)}${readOnly ? " READ ONLY" : " READ WRITE"}`);
-    await tx.query(
-      `select ${all.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(", ")}`,
-      all.flat(),
-    );
-    const { rows } = await tx.query<CallRow>(sql, params.values);
-    const row = rows[0]!;
-    check(row);
-    return row;
-  });
+  return context.db.transaction(
+    async (tx) => {
+      const { rows: prelude } = await tx.query<{ version: number | string }>(
+        `select ${all.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(", ")}, ` +
+          `${SCHEMA_VERSION_SQL} as version`,
+        all.flat(),
+      );
+      if (version !== undefined && String(prelude[0]!.version) !== version) throw new StaleRoutines();
+      const { rows } = await tx.query<CallRow>(sql, params.values);
+      const row = rows[0]!;
+      check(row);
+      return row;
+    },
+    `ISOLATION LEVEL ${isolationOf(routine)} ${readOnly ? "READ ONLY" : "READ WRITE"}`,
+  );
 }

@@ -298,3 +298,35 @@ alter default privileges for role current_user in schema public
   grant all on functions to anon, authenticated, service_role;
 alter default privileges for role current_user in schema public
   revoke execute on functions from anon, authenticated, service_role;
+
+-- schema cache reloading ---------------------------------------------------------------------
+-- A hosted project has two event triggers, `pgrst_ddl_watch` (ddl_command_end) and
+-- `pgrst_drop_watch` (sql_drop), that tell PostgREST to read its schema cache again after DDL
+-- (`NOTIFY pgrst, 'reload schema'`). The stand-in's PostgREST (local/postgrest/routines.ts) keeps
+-- its cache of functions until this counter moves: the triggers here count every DDL command in
+-- the transaction that runs it, so the new count is seen exactly when the change is.
+create schema if not exists local_stack;
+create table if not exists local_stack.schema_version (
+  id boolean primary key default true check (id),
+  version bigint not null default 0
+);
+insert into local_stack.schema_version (id, version) values (true, 0) on conflict (id) do nothing;
+
+create or replace function local_stack.count_ddl() returns event_trigger
+  language plpgsql security definer set search_path = '' as $$
+begin
+  update local_stack.schema_version set version = version + 1;
+end
+$$;
+revoke all on function local_stack.count_ddl() from public;
+
+do $$
+begin
+  if not exists (select 1 from pg_event_trigger where evtname = 'pgrst_ddl_watch') then
+    create event trigger pgrst_ddl_watch on ddl_command_end execute function local_stack.count_ddl();
+  end if;
+  if not exists (select 1 from pg_event_trigger where evtname = 'pgrst_drop_watch') then
+    create event trigger pgrst_drop_watch on sql_drop execute function local_stack.count_ddl();
+  end if;
+end
+$$;

@@ -867,6 +867,18 @@ describe.each(BACKENDS)("rest on $name", (backend) => {
       await stack.db.exec("create function public.rpc_late() returns integer language sql as $$ select 1 $$");
       try {
         expect((await anon.rpc("rpc_late")).data).toBe(1);
+        // Replaced in place (same name and arguments) by a stable function, then by a volatile one
+        // that writes: a cache still holding it as stable would call it read-only (25006).
+        await stack.db.exec(
+          "create or replace function public.rpc_late() returns integer language sql stable as $$ select 2 $$",
+        );
+        expect((await anon.rpc("rpc_late")).data).toBe(2);
+        await stack.db.exec(
+          "create or replace function public.rpc_late() returns integer language sql volatile security definer set search_path = '' " +
+            "as $$ insert into public.rpc_log (note) values ('late') returning 3 $$",
+        );
+        expect(await anon.rpc("rpc_late")).toMatchObject({ status: 200, data: 3, error: null });
+        expect(await notes()).toContain("late");
         await stack.db.exec(
           "drop function public.rpc_late(); create function public.rpc_late(n integer) returns setof integer language sql as $$ select n $$",
         );
