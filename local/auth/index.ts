@@ -223,12 +223,14 @@ function checkPasswordStrength(password: string, context: Context) {
   }
 }
 
-const USER = `select u.id, u.email, u.encrypted_password, u.email_confirmed_at, u.confirmed_at, u.invited_at,
-    u.confirmation_sent_at, u.recovery_sent_at,
+/** A user row with its identities, from auth.users or from a statement's RETURNING (`from`). */
+const userSelect = (from = "auth.users") => `select u.id, u.email, u.encrypted_password, u.email_confirmed_at,
+    u.confirmed_at, u.invited_at, u.confirmation_sent_at, u.recovery_sent_at,
     u.last_sign_in_at, u.banned_until, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, u.updated_at,
     u.is_anonymous,
     coalesce((select json_agg(i order by i.created_at) from auth.identities i where i.user_id = u.id), '[]') as identities
-  from auth.users u`;
+  from ${from} u`;
+const USER = userSelect();
 
 /** GoTrue's `FindUserByEmailAndAudience`. */
 async function userByEmail(sql: Sql, email: string): Promise<UserRow | undefined> {
@@ -610,7 +612,7 @@ function confirmationUrl(context: Context, hash: string, type: string, redirectT
 function sendAuthMail(
   context: Context,
   template: { subject: string; content: string },
-  user: UserRow,
+  user: Pick<UserRow, "email" | "raw_user_meta_data">,
   fields: { ConfirmationURL: string; Token: string; TokenHash: string; RedirectTo: string },
 ) {
   const data = {
@@ -947,8 +949,8 @@ async function invite(request: Request, context: Context): Promise<Response> {
   const email = validEmail(body.email);
   const redirectTo = redirectFor(request, context);
   const existing = await userByEmail(context.db, email);
-  const id = await context.db.transaction(async (tx) => {
-    let user: UserRow;
+  const user = await context.db.transaction(async (tx) => {
+    let user: Pick<UserRow, "id" | "email" | "raw_user_meta_data">;
     if (existing) {
       if (existing.email_confirmed_at) {
         throw new AuthError(422, "email_exists", "A user with this email address has already been registered");
@@ -961,39 +963,55 @@ async function invite(request: Request, context: Context): Promise<Response> {
         insertInvitedUser(tx, email, (body.data as Record<string, unknown> | null) ?? {}),
       );
     }
-    await sendInvite(tx, context, user, redirectTo);
-    return user.id;
+    return sendInvite(tx, context, user, redirectTo);
   });
-  return json(userJson((await userById(context.db, id))!));
+  return json(userJson(user));
 }
 
 const isObjectOrNull = (value: unknown) =>
   value === undefined || value === null || (typeof value === "object" && !Array.isArray(value));
 
-/** GoTrue's `SignupParams.ToUserModel` and `signupNewUser` for an invite: no password, the e-mail identity. */
-async function insertInvitedUser(sql: Sql, email: string, data: Record<string, unknown>): Promise<UserRow> {
+/**
+ * GoTrue's `SignupParams.ToUserModel` and `signupNewUser` for an invite: no password, and the
+ * e-mail identity with the claims {sub, email}, not yet verified. One statement.
+ */
+async function insertInvitedUser(sql: Sql, email: string, data: Record<string, unknown>) {
   const id = randomUUID();
   await sql.query(
-    `insert into auth.users (instance_id, id, aud, role, email, encrypted_password, confirmation_token, recovery_token,
-       email_change_token_new, email_change, raw_app_meta_data, raw_user_meta_data, created_at, updated_at)
-     values ($1, $2, $3, 'authenticated', $4, '', '', '', '', '', $5::jsonb, $6::jsonb, now(), now())`,
-    [INSTANCE, id, AUDIENCE, email, JSON.stringify({ provider: "email", providers: ["email"] }), JSON.stringify(data)],
+    `with inserted as (
+       insert into auth.users (instance_id, id, aud, role, email, encrypted_password, confirmation_token, recovery_token,
+         email_change_token_new, email_change, raw_app_meta_data, raw_user_meta_data, created_at, updated_at)
+       values ($1, $2, $3, 'authenticated', $4, '', '', '', '', '', $5::jsonb, $6::jsonb, now(), now())
+       returning id
+     )
+     insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
+     select id, id, $7::jsonb, 'email', now(), now(), now() from inserted`,
+    [
+      INSTANCE,
+      id,
+      AUDIENCE,
+      email,
+      JSON.stringify({ provider: "email", providers: ["email"] }),
+      JSON.stringify(data),
+      JSON.stringify({ sub: id, email, email_verified: false, phone_verified: false }),
+    ],
   );
-  // GoTrue's `createNewIdentity` with the claims {sub, email}: not yet verified.
-  await sql.query(
-    `insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
-     values ($1, $2, $3::jsonb, 'email', now(), now(), now())`,
-    [id, id, JSON.stringify({ sub: id, email, email_verified: false, phone_verified: false })],
-  );
-  return (await userById(sql, id))!;
+  return { id, email, raw_user_meta_data: data };
 }
 
 /**
  * GoTrue's `sendInvite` (api/mail.go): a new one-time code, the invite e-mail from
  * `[auth.email.template.invite]` (or GoTrue's default), then the token hash kept on the user and
- * in auth.one_time_tokens as its confirmation token, with `invited_at` and `confirmation_sent_at`.
+ * in auth.one_time_tokens as its confirmation token (replacing the last one: GoTrue deletes it
+ * and inserts the new), with `invited_at` and `confirmation_sent_at`. One statement, which
+ * answers the user as it now is.
  */
-async function sendInvite(sql: Sql, context: Context, user: UserRow, redirectTo: string) {
+async function sendInvite(
+  sql: Sql,
+  context: Context,
+  user: Pick<UserRow, "id" | "email" | "raw_user_meta_data">,
+  redirectTo: string,
+): Promise<UserRow> {
   const otp = otpCode(context.config.auth.email.otpLength);
   const hash = tokenHash(user.email, otp);
   sendAuthMail(context, context.config.auth.email.templates.invite ?? DEFAULT_INVITE, user, {
@@ -1002,17 +1020,22 @@ async function sendInvite(sql: Sql, context: Context, user: UserRow, redirectTo:
     TokenHash: hash,
     RedirectTo: redirectTo,
   });
-  await sql.query(
-    "update auth.users set confirmation_token = $2, confirmation_sent_at = now(), invited_at = now() where id = $1",
-    [user.id, hash],
+  const { rows } = await sql.query<UserRow>(
+    `with updated as (
+       update auth.users set confirmation_token = $2, confirmation_sent_at = now(), invited_at = now()
+       where id = $1 returning *
+     ),
+     token as (
+       insert into auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to)
+       select $3, id, 'confirmation_token', $2, $4 from updated
+       on conflict (user_id, token_type) do update
+         set id = excluded.id, token_hash = excluded.token_hash, relates_to = excluded.relates_to,
+           created_at = now(), updated_at = now()
+     )
+     ${userSelect("updated")}`,
+    [user.id, hash, randomUUID(), user.email.toLowerCase()],
   );
-  await sql.query("delete from auth.one_time_tokens where user_id = $1 and token_type = 'confirmation_token'", [
-    user.id,
-  ]);
-  await sql.query(
-    `insert into auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to) values ($1, $2, 'confirmation_token', $3, $4)`,
-    [randomUUID(), user.id, hash, user.email.toLowerCase()],
-  );
+  return rows[0]!;
 }
 
 /** The user an admin call names, or GoTrue's 404. */

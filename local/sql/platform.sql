@@ -146,6 +146,17 @@ create table if not exists auth.one_time_tokens (
   unique (user_id, token_type)
 );
 
+-- GoTrue's lookup indexes, as a hosted project has them: users by e-mail, a user's identities,
+-- sessions and one-time tokens.
+create index if not exists users_instance_id_email_idx on auth.users (instance_id, lower(email::text));
+create index if not exists users_instance_id_idx on auth.users (instance_id);
+create index if not exists identities_user_id_idx on auth.identities (user_id);
+create index if not exists identities_email_idx on auth.identities (email text_pattern_ops);
+create index if not exists sessions_user_id_idx on auth.sessions (user_id);
+create index if not exists refresh_tokens_session_id_revoked_idx on auth.refresh_tokens (session_id, revoked);
+create index if not exists one_time_tokens_token_hash_hash_idx on auth.one_time_tokens using hash (token_hash);
+create index if not exists one_time_tokens_relates_to_hash_idx on auth.one_time_tokens using hash (relates_to);
+
 alter table auth.users enable row level security;
 alter table auth.identities enable row level security;
 alter table auth.sessions enable row level security;
