@@ -5,7 +5,8 @@
  * tests and scripts. Dev and test only: nothing leaves the machine.
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 export interface Mail {
@@ -21,29 +22,55 @@ export interface Mailer {
   send(message: Omit<Mail, "id" | "sentAt">): Mail;
   /** Every message kept, newest first. */
   list(): Mail[];
+  /** Resolves once every message sent so far is in the data folder. */
+  flush(): Promise<void>;
 }
 
 export const OUTBOX_PATH = "/_local/outbox";
 
+/**
+ * With a data folder, each message is a file there. The file is written in the background (a
+ * synchronous write per message held the stack's one thread for a launch-day burst of buyers'
+ * e-mails); until it is, the message is listed from memory, and closing the stack waits for it.
+ */
 export function createMailer(dataDir?: string): Mailer {
   const dir = dataDir ? join(dataDir, "mail") : undefined;
   if (dir) mkdirSync(dir, { recursive: true });
   const memory: Mail[] = [];
+  const unwritten = new Map<string, Mail>();
+  const writes = new Set<Promise<void>>();
   return {
     send(message) {
       const sentAt = new Date().toISOString();
       const mail: Mail = { id: `${sentAt.replace(/[-:.TZ]/g, "")}-${randomUUID().slice(0, 8)}`, sentAt, ...message };
-      if (dir) writeFileSync(join(dir, `${mail.id}.json`), JSON.stringify(mail, null, 2));
-      else memory.push(mail);
+      if (!dir) {
+        memory.push(mail);
+        return mail;
+      }
+      unwritten.set(mail.id, mail);
+      const write = writeFile(join(dir, `${mail.id}.json`), JSON.stringify(mail, null, 2))
+        .then(
+          () => {
+            unwritten.delete(mail.id);
+          },
+          (error: unknown) => console.error(`The outbox could not keep the e-mail to ${mail.to}:`, error),
+        )
+        .finally(() => writes.delete(write));
+      writes.add(write);
       return mail;
     },
     list() {
+      // A file still being written is read from memory instead.
       const all = dir
         ? readdirSync(dir)
-            .filter((f) => f.endsWith(".json"))
+            .filter((f) => f.endsWith(".json") && !unwritten.has(f.slice(0, -".json".length)))
             .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Mail)
         : [...memory];
+      all.push(...unwritten.values());
       return all.sort((a, b) => (a.id < b.id ? 1 : -1));
+    },
+    async flush() {
+      await Promise.all([...writes]);
     },
   };
 }

@@ -217,6 +217,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         server.closeAllConnections();
       });
       await db.close();
+      await mail.flush();
       unlock();
     })();
     return closing;
