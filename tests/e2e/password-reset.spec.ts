@@ -33,6 +33,8 @@ test("the whole reset: e-mail, Continue, new password, /login after 3 seconds, s
   // Opening the link (as a mail scanner does) spends nothing: the page waits for Continue.
   await page.goto(link);
   await expect(page.getByRole("button", { name: "Continue" })).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Choose a New Password");
+  await expect(page).toHaveTitle("Reset password | Advisor Accelerator");
   await page.reload();
   await page.getByRole("button", { name: "Continue" }).click();
 
@@ -193,7 +195,10 @@ test("a buyer's invite: the e-mailed link, Continue, a first password, /login, s
   const link = await inviteLink(page, email);
   // Opening the link spends nothing (a mail scanner): the page waits for Continue, worded for a new account.
   await page.goto(link);
-  await expect(page.getByRole("heading", { name: "Set your password" })).toBeVisible();
+  // The page's one heading and its tab title say so too (the static build wrote a reset's).
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Set Your Password");
+  await expect(page.getByRole("heading", { name: "Choose a New Password" })).toHaveCount(0);
+  await expect(page).toHaveTitle("Set your password | Advisor Accelerator");
   await expect(page.getByText("Welcome! Your account is ready.")).toBeVisible();
   expect(await axeViolations(page)).toEqual([]);
   await page.reload();

@@ -16,7 +16,7 @@ import {
   type LinkType,
   type ResetLink,
 } from "./reset-link";
-import { Message, PasswordField, Spinner, SubmitButton, useHydrated } from "./ui";
+import { AUTH_HEADING_ID, Message, PasswordField, Spinner, SubmitButton, useHydrated } from "./ui";
 
 /** Seconds from success to /login (docs/product.md §9). */
 export const REDIRECT_SECONDS = 3;
@@ -25,6 +25,7 @@ export const REDIRECT_SECONDS = 3;
 const COPY = {
   recovery: {
     heading: null,
+    title: null,
     continueText: "For your security, this link works once. Press Continue to choose your new password.",
     password: "New password",
     confirmation: "Confirm new password",
@@ -33,7 +34,8 @@ const COPY = {
     doneText: "Your new password is set.",
   },
   invite: {
-    heading: "Set your password",
+    heading: "Set Your Password",
+    title: "Set your password",
     continueText:
       "Welcome! Your account is ready. For your security, this link works once. Press Continue to choose your password.",
     password: "Password",
@@ -77,6 +79,7 @@ export default function ResetPassword() {
   const [outcome, setOutcome] = useState<Phase | null>(null);
   const phase = outcome ?? phaseFor(link, auth, event);
   const copy = COPY[link && "type" in link ? link.type : "recovery"];
+  usePageWording(copy);
 
   return (
     <div aria-live="polite">
@@ -106,9 +109,18 @@ function Verifying() {
   );
 }
 
-/** The invite's heading inside the card; a reset needs none beyond the page's. */
-function CopyHeading({ copy }: { copy: Copy }) {
-  return copy.heading ? <h2 className="mb-4 text-center text-xl font-semibold text-white">{copy.heading}</h2> : null;
+/**
+ * An invite renames the page: its heading (AuthLayout's h1, `AUTH_HEADING_ID`) and the tab's title,
+ * which the static build wrote for a reset. A reset keeps them.
+ */
+function usePageWording(copy: Copy) {
+  useEffect(() => {
+    if (!copy.heading || !copy.title) return;
+    const heading = document.getElementById(AUTH_HEADING_ID);
+    if (heading) heading.textContent = copy.heading;
+    const brand = document.title.split(" | ").at(-1);
+    document.title = brand && brand !== document.title ? `${copy.title} | ${brand}` : copy.title;
+  }, [copy]);
 }
 
 /** The e-mailed link's step: the one-time token is spent only when the person presses Continue. */
@@ -148,7 +160,6 @@ function ContinueStep({
 
   return (
     <div className="text-center">
-      <CopyHeading copy={copy} />
       <p className="text-slate-300">{copy.continueText}</p>
       <button type="button" onClick={verify} disabled={busy} aria-busy={busy} className={`${buttonClass} mt-8 w-full`}>
         {busy && <Spinner />}
@@ -202,7 +213,6 @@ function NewPasswordForm({ copy, onDone }: { copy: Copy; onDone: () => void }) {
 
   return (
     <form method="post" onSubmit={save} className="space-y-5" noValidate>
-      <CopyHeading copy={copy} />
       <Message text={error} tone="error" />
       <PasswordField
         label={copy.password}

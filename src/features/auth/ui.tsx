@@ -108,3 +108,6 @@ export function Message({ text, tone }: { text: string | null; tone: "error" | "
     </div>
   );
 }
+
+/** The id of the account pages' h1 (AuthLayout.astro), which an island may reword. */
+export const AUTH_HEADING_ID = "auth-heading";
