@@ -210,10 +210,34 @@ async function loadSelect(client, { seconds, concurrency }) {
  * concurrency of the select load, log.
  */
 export async function runBackendBench({ rounds = 20, warmup = 3, seconds = 3, concurrency = 8, log = () => {} } = {}) {
-  const { BACKENDS, startTestStack } = await import("../../local/harness.ts");
   const { DEMO_USER } = await import("../../local/stack.ts");
   const { createClient } = await import("@supabase/supabase-js");
   const demo = { email: DEMO_USER.email, password: DEMO_USER.password };
+  // The bench signs in far more often than one client would: no rate limits.
+  const unlimited = { tokenRefresh: 1e9, signInSignUps: 1e9, tokenVerifications: 1e9 };
+  return forEachBackend({ seed: true, config: { auth: { rateLimit: unlimited } } }, async (backend, stack) => {
+    log(`  ${backend}: ${warmup} + ${rounds} sign-in round trips…`);
+    for (let i = 0; i < warmup; i++) await roundTrip(createClient, stack, demo);
+    const trips = [];
+    for (let i = 0; i < rounds; i++) trips.push(await roundTrip(createClient, stack, demo));
+
+    log(`  ${backend}: ${seconds} s of selects, ${concurrency} in flight…`);
+    const client = await signedIn(createClient, stack, demo);
+    await loadSelect(client, { seconds: 0.5, concurrency });
+    const load = await loadSelect(client, { seconds, concurrency });
+    return backendResult({ backend, trips, load, concurrency });
+  });
+}
+
+/**
+ * Starts the local stack on each backend in turn (PGlite, then a throw-away PostgreSQL server)
+ * with `options` and runs `measure(backend, stack)`, whose result is that backend's. A stack that
+ * cannot start is reported as skipped or failed (`startProblem`), an error as `{ backend, error }`.
+ * The stack, the server and their temporary folders are removed afterwards, on errors and on
+ * Ctrl-C.
+ */
+export async function forEachBackend(options, measure) {
+  const { BACKENDS, startTestStack } = await import("../../local/harness.ts");
   const results = [];
   for (const { name: backend } of BACKENDS) {
     let stack;
@@ -227,24 +251,12 @@ export async function runBackendBench({ rounds = 20, warmup = 3, seconds = 3, co
     process.once("SIGTERM", onSignal);
     try {
       try {
-        // The bench signs in far more often than one client would: no rate limits.
-        const unlimited = { tokenRefresh: 1e9, signInSignUps: 1e9, tokenVerifications: 1e9 };
-        stack = await startTestStack({ name: backend }, { seed: true, config: { auth: { rateLimit: unlimited } } });
+        stack = await startTestStack({ name: backend }, options);
       } catch (error) {
         results.push(startProblem(backend, error));
         continue;
       }
-
-      log(`  ${backend}: ${warmup} + ${rounds} sign-in round trips…`);
-      for (let i = 0; i < warmup; i++) await roundTrip(createClient, stack, demo);
-      const trips = [];
-      for (let i = 0; i < rounds; i++) trips.push(await roundTrip(createClient, stack, demo));
-
-      log(`  ${backend}: ${seconds} s of selects, ${concurrency} in flight…`);
-      const client = await signedIn(createClient, stack, demo);
-      await loadSelect(client, { seconds: 0.5, concurrency });
-      const load = await loadSelect(client, { seconds, concurrency });
-      results.push(backendResult({ backend, trips, load, concurrency }));
+      results.push(await measure(backend, stack));
     } catch (error) {
       results.push({ backend, error: error.message });
     } finally {
