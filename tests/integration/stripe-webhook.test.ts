@@ -5,68 +5,23 @@
  * controls what arrives and when. Hostile deliveries are counted: tried and accepted.
  */
 import { randomBytes } from "node:crypto";
-import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, startTestStack, type TestStack } from "../../local/harness.ts";
-
-const cryptoProvider = Stripe.createSubtleCryptoProvider();
-const id = (prefix: string) => `${prefix}_${randomBytes(9).toString("hex")}`;
-
-/** A Checkout Session of ours as Stripe sends it in an event: paid by card unless changed. */
-function session(email: string, overrides: Record<string, unknown> = {}) {
-  return {
-    id: id("cs_test"),
-    object: "checkout.session",
-    mode: "payment",
-    status: "complete",
-    payment_status: "paid",
-    amount_subtotal: 30_000,
-    amount_total: 30_000,
-    currency: "usd",
-    customer: id("cus"),
-    customer_email: null,
-    customer_details: { email, name: null },
-    metadata: { product_key: "GROWTH_MINDSET", utm_source: "newsletter", landing_page: "/mindset" },
-    payment_intent: id("pi"),
-    livemode: false,
-    ...overrides,
-  };
-}
-
-function event(type: string, object: unknown) {
-  return {
-    id: id("evt"),
-    object: "event",
-    api_version: "2026-10-28.endive",
-    created: Math.floor(Date.now() / 1000),
-    data: { object },
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type,
-  };
-}
-
-interface Delivery {
-  payload: string;
-  signature: string;
-}
+import {
+  checkoutSession as session,
+  type Delivery,
+  signEvent,
+  stripeEvent as event,
+  stripeId as id,
+} from "../support/stripe-events.ts";
 
 describe.each(BACKENDS)("stripe-webhook on $name", (backend) => {
   let stack: TestStack;
   let secret: string;
   const hostile = { tried: 0, accepted: 0 };
 
-  const sign = async (body: unknown, options: { secret?: string; timestamp?: number } = {}): Promise<Delivery> => {
-    const payload = typeof body === "string" ? body : JSON.stringify(body, null, 2);
-    const signature = await Stripe.webhooks.generateTestHeaderStringAsync({
-      payload,
-      secret: options.secret ?? secret,
-      timestamp: options.timestamp,
-      cryptoProvider,
-    });
-    return { payload, signature };
-  };
+  const sign = (body: unknown, options: { secret?: string; timestamp?: number } = {}) =>
+    signEvent(body, options.secret ?? secret, options);
   const deliver = (delivery: Partial<Delivery> & { payload: string }) =>
     fetch(`${stack.url}/functions/v1/stripe-webhook`, {
       method: "POST",
