@@ -12,10 +12,17 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { envProblems, type FunctionVariable } from "../functions/_shared/env.ts";
 import { bearer, type Context, json } from "./http.ts";
 
 /** What a function's handler module exports by default. */
 export type FunctionHandler = (request: Request, env: Record<string, string | undefined>) => Promise<Response>;
+
+/** A handler module: the handler, and the variables its Edge entry checks at start. */
+interface FunctionModule {
+  default?: FunctionHandler;
+  ENV?: readonly FunctionVariable[];
+}
 
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
 
@@ -37,15 +44,15 @@ export async function handleFunctions(
     if (!token) return json({ code: 401, message: "Missing authorization header" }, 401);
     if (!context.signer.verify(token).ok) return json({ code: 401, message: "Invalid JWT" }, 401);
   }
-  const module = (await import(pathToFileURL(file).href)) as { default?: FunctionHandler };
+  const module = (await import(pathToFileURL(file).href)) as FunctionModule;
   if (typeof module.default !== "function") {
     return json({ code: "BOOT_ERROR", message: "Function failed to start (please check logs)" }, 503);
   }
   const { SITE_URL, ...stackEnv } = localEnv;
   const env = {
-    // The origins the site's pages call from (functions/_shared/cors.ts): the site's, unless set.
-    ALLOWED_ORIGINS: new URL(context.config.auth.siteUrl).origin,
     ...process.env,
+    // The origins the site's pages call from (functions/_shared/cors.ts): the site's, unless set.
+    ALLOWED_ORIGINS: process.env.ALLOWED_ORIGINS?.trim() || new URL(context.config.auth.siteUrl).origin,
     // The site's public URL, unless set.
     ...(SITE_URL && !process.env.SITE_URL?.trim() ? { SITE_URL } : {}),
     // The stack's own services (the Stripe stand-in), which the stack gives only when no real ones are set.
@@ -54,6 +61,13 @@ export async function handleFunctions(
     SUPABASE_ANON_KEY: context.signer.anonKey,
     SUPABASE_SERVICE_ROLE_KEY: context.signer.serviceKey,
   };
+  // What the Edge entry does at boot (functions/<name>/index.ts): a function whose environment
+  // fails its checks does not start, and the platform answers 503.
+  const problems = envProblems(env, module.ENV ?? []);
+  if (problems.length > 0) {
+    console.error(`Function ${name} cannot start: ${problems.join("; ")}`);
+    return json({ code: "BOOT_ERROR", message: "Function failed to start (please check logs)" }, 503);
+  }
   try {
     return await module.default(request, env);
   } catch (error) {

@@ -1,18 +1,108 @@
 /**
- * The functions' environment, read once and checked: a missing secret is a deployment mistake,
- * reported by name in the log (never to the caller) instead of failing later inside a library.
- * Production sets these with `supabase secrets set`; the platform provides SUPABASE_URL and
- * SUPABASE_SERVICE_ROLE_KEY. Locally, local/functions.ts provides all of them.
+ * The functions' environment, declared once: every variable a function reads, with its rule. A
+ * function lists the ones it needs (`ENV` in its handler); its Edge entry checks them when it
+ * starts (`checkEnv`), so a missing or malformed secret stops the deploy's first boot with a
+ * message naming the variable, instead of failing later inside a library. Handlers read values
+ * through `required`, which applies the same rules. Production sets the Stripe variables and
+ * ALLOWED_ORIGINS with `supabase secrets set`; the platform provides SUPABASE_URL and
+ * SUPABASE_SERVICE_ROLE_KEY. Locally, local/functions.ts provides all of them. .env.example
+ * describes each one.
  */
 
 export type Env = Record<string, string | undefined>;
 
 export class ConfigError extends Error {}
 
-/** The named variables, or a ConfigError listing every one that is missing. */
-export function required<const Name extends string>(env: Env, names: readonly Name[]): Record<Name, string> {
-  const missing = names.filter((name) => !env[name]?.trim());
-  if (missing.length > 0) throw new ConfigError(`Missing environment variable(s): ${missing.join(", ")}`);
+interface Variable {
+  /** Optional variables may be unset or blank; a value given must still pass `check`. */
+  optional?: boolean;
+  /** What is wrong with a (trimmed, non-empty) value, or null. */
+  check(value: string): string | null;
+}
+
+const httpUrl = (value: string) => {
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" || url.protocol === "http:" ? null : "must be an http(s) URL";
+  } catch {
+    return "must be an http(s) URL";
+  }
+};
+
+const startsWith =
+  (...prefixes: string[]) =>
+  (value: string) =>
+    prefixes.some((prefix) => value.startsWith(prefix) && value.length > prefix.length)
+      ? null
+      : `must start with ${prefixes.join(" or ")}`;
+
+/** Comma-separated origins (`https://a.com,https://www.a.com`): each a bare http(s) origin. */
+const origins = (value: string) => {
+  const bad = value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => {
+      try {
+        const url = new URL(entry);
+        return !/^https?:$/.test(url.protocol) || url.origin !== entry.replace(/\/$/, "");
+      } catch {
+        return true;
+      }
+    });
+  return bad.length ? `must be comma-separated origins like https://example.com (not: ${bad.join(", ")})` : null;
+};
+
+/** A JWT: three base64url parts. */
+const jwtOrKey = (value: string) =>
+  /^[\w-]+\.[\w-]+\.[\w-]+$/.test(value) || /^sb_secret_\w+$/.test(value)
+    ? null
+    : "must be the project's service-role key (a JWT, or an sb_secret_ key)";
+
+export const FUNCTION_ENV = {
+  /** The project's API URL; the platform sets it. */
+  SUPABASE_URL: { check: httpUrl },
+  /** The service-role key the webhook writes orders and creates accounts with; the platform sets it. */
+  SUPABASE_SERVICE_ROLE_KEY: { check: jwtOrKey },
+  /** A secret or restricted Stripe key, live or test. */
+  STRIPE_SECRET_KEY: { check: startsWith("sk_live_", "sk_test_", "rk_live_", "rk_test_") },
+  /** The webhook endpoint's signing secret. */
+  STRIPE_WEBHOOK_SECRET: { check: startsWith("whsec_") },
+  /** Another Stripe API address (the local stack's stand-in); unset in production. */
+  STRIPE_API_URL: { optional: true, check: httpUrl },
+  /** The site's origins that may call the checkout from a browser. */
+  ALLOWED_ORIGINS: { check: origins },
+} satisfies Record<string, Variable>;
+
+export type FunctionVariable = keyof typeof FUNCTION_ENV;
+
+/** What is wrong with the named variables in `env`: one line per variable, naming it. */
+export function envProblems(env: Env, names: readonly FunctionVariable[]): string[] {
+  const problems: string[] = [];
+  for (const name of names) {
+    const rule: Variable = FUNCTION_ENV[name];
+    const value = env[name]?.trim() ?? "";
+    if (!value) {
+      if (!rule.optional) problems.push(`${name} is not set`);
+      continue;
+    }
+    const problem = rule.check(value);
+    if (problem) problems.push(`${name} ${problem}`);
+  }
+  return problems;
+}
+
+/** Throws a ConfigError listing every problem of the named variables: a function's start. */
+export function checkEnv(env: Env, names: readonly FunctionVariable[], fn = "The function"): void {
+  const problems = envProblems(env, names);
+  if (problems.length > 0) {
+    throw new ConfigError(`${fn} cannot start: ${problems.join("; ")}. Set them with \`supabase secrets set\`.`);
+  }
+}
+
+/** The named variables, trimmed, or a ConfigError naming every one missing or malformed. */
+export function required<const Name extends FunctionVariable>(env: Env, names: readonly Name[]): Record<Name, string> {
+  const problems = envProblems(env, names);
+  if (problems.length > 0) throw new ConfigError(`Environment: ${problems.join("; ")}`);
   return Object.fromEntries(names.map((name) => [name, env[name]!.trim()])) as Record<Name, string>;
 }
 

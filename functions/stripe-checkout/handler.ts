@@ -9,9 +9,16 @@
  */
 import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
 import type { CatalogueProduct } from "../_shared/catalogue.ts";
-import { ConfigError, type Env, json } from "../_shared/env.ts";
+import { ConfigError, type Env, type FunctionVariable, json } from "../_shared/env.ts";
 import { type Stripe, stripeClient } from "../_shared/stripe.ts";
 import { readCheckoutRequest } from "./request.ts";
+
+/** What the function reads from its environment (functions/_shared/env.ts checks them at start). */
+export const ENV = [
+  "STRIPE_SECRET_KEY",
+  "STRIPE_API_URL",
+  "ALLOWED_ORIGINS",
+] as const satisfies readonly FunctionVariable[];
 
 /** Prices change rarely: a warm instance keeps a looked-up price this long. */
 const PRICE_TTL_MS = 5 * 60_000;

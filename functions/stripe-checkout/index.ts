@@ -1,9 +1,16 @@
-/** Supabase Edge (Deno) entry of `stripe-checkout`: the Web handler with the function's environment. */
-import handler from "./handler.ts";
+/**
+ * Supabase Edge (Deno) entry of `stripe-checkout`: checks the function's environment once, at start (a
+ * missing or malformed secret stops the boot with a message naming it), then serves the Web
+ * handler.
+ */
+import { checkEnv } from "../_shared/env.ts";
+import handler, { ENV } from "./handler.ts";
 
 declare const Deno: {
   serve(handler: (request: Request) => Promise<Response>): unknown;
   env: { toObject(): Record<string, string> };
 };
 
-Deno.serve((request) => handler(request, Deno.env.toObject()));
+const env = Deno.env.toObject();
+checkEnv(env, ENV, "stripe-checkout");
+Deno.serve((request) => handler(request, env));

@@ -8,9 +8,18 @@
  * check. Runs under Node (local stack, tests) and Deno (Supabase Edge, ./index.ts).
  */
 import { adminClient } from "../_shared/supabase-admin.ts";
-import { ConfigError, type Env, json, required } from "../_shared/env.ts";
+import { ConfigError, type Env, type FunctionVariable, json, required } from "../_shared/env.ts";
 import { cryptoProvider, type Stripe, stripeClient } from "../_shared/stripe.ts";
 import { processEvent } from "./process.ts";
+
+/** What the function reads from its environment (functions/_shared/env.ts checks them at start). */
+export const ENV = [
+  "STRIPE_SECRET_KEY",
+  "STRIPE_WEBHOOK_SECRET",
+  "STRIPE_API_URL",
+  "SUPABASE_URL",
+  "SUPABASE_SERVICE_ROLE_KEY",
+] as const satisfies readonly FunctionVariable[];
 
 /** Stripe's default: a signature older than five minutes is refused (a replayed request). */
 const TOLERANCE_SECONDS = 300;

@@ -7,11 +7,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkoutRequest } from "../../functions/_shared/checkout-request.ts";
 import { stripeClient } from "../../functions/_shared/stripe.ts";
 import { startTestStack, type TestStack } from "../../local/harness.ts";
+import { checkoutSession, signEvent, stripeEvent } from "../support/stripe-events.ts";
 
 const root = join(import.meta.dirname, "../..");
 const DENO = join(root, "node_modules/.bin/deno");
@@ -92,10 +92,15 @@ async function serveEntry(name: string, env: Record<string, string>): Promise<{ 
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
+  // Exited, with everything it printed read.
+  const closed = new Promise((resolve) => child.once("close", resolve));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 110_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`deno exited (${child.exitCode}): ${output}`);
+    if (child.exitCode !== null) {
+      await closed;
+      throw new Error(`deno exited (${child.exitCode}): ${output}`);
+    }
     try {
       await fetch(url, { method: "OPTIONS" });
       return { url, child };
@@ -165,37 +170,27 @@ describe("the functions' Edge entries under Deno", () => {
     expect(refused.status).toBe(400);
   }, 120_000);
 
+  it("an entry whose secrets are missing or malformed does not start, and says which (functions/_shared/env.ts)", async () => {
+    const { STRIPE_WEBHOOK_SECRET: _unset, ...rest } = env;
+    await expect(serveEntry("stripe-webhook", { ...rest, STRIPE_SECRET_KEY: "pk_test_publishable" })).rejects.toThrow(
+      /stripe-webhook cannot start: STRIPE_SECRET_KEY must start with sk_live_ or sk_test_ or rk_live_ or rk_test_; STRIPE_WEBHOOK_SECRET is not set/,
+    );
+    await expect(serveEntry("stripe-checkout", { ...env, ALLOWED_ORIGINS: "advisoraccelerator.com" })).rejects.toThrow(
+      /stripe-checkout cannot start: ALLOWED_ORIGINS must be comma-separated origins/,
+    );
+  }, 120_000);
+
   it("stripe-webhook verifies the signature with Web Crypto and records the order", async () => {
     const { url, child } = await serveEntry("stripe-webhook", env);
     children.push(child);
-    const event = {
-      id: "evt_deno_entry_1",
-      object: "event",
-      type: "checkout.session.completed",
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: "cs_test_deno_entry_1",
-          object: "checkout.session",
-          mode: "payment",
-          status: "complete",
-          payment_status: "paid",
-          amount_subtotal: 30_000,
-          amount_total: 30_000,
-          currency: "usd",
-          customer: "cus_DenoEntry1",
-          customer_details: { email: "deno-buyer@example.com" },
-          metadata: { product_key: "GROWTH_MINDSET" },
-          payment_intent: "pi_deno_entry_1",
-        },
-      },
-    };
-    const payload = JSON.stringify(event);
-    const signature = await Stripe.webhooks.generateTestHeaderStringAsync({
-      payload,
-      secret: stack.stripe.webhookSecret,
-      cryptoProvider: Stripe.createSubtleCryptoProvider(),
+    const paid = checkoutSession("deno-buyer@example.com", {
+      id: "cs_test_deno_entry_1",
+      metadata: { product_key: "GROWTH_MINDSET" },
     });
+    const { payload, signature } = await signEvent(
+      stripeEvent("checkout.session.completed", paid),
+      stack.stripe.webhookSecret,
+    );
     const forged = await fetch(url, { method: "POST", headers: { "stripe-signature": "t=1,v1=00" }, body: payload });
     expect(forged.status).toBe(400);
     const response = await fetch(url, { method: "POST", headers: { "stripe-signature": signature }, body: payload });

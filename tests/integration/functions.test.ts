@@ -43,6 +43,7 @@ describe("functions", () => {
       `export default async (request: Request) => new Response(request.method + " " + (request.headers.get("x-probe") ?? ""), { status: 200 });`,
     );
     fixture("broken", `export default async () => { throw new Error("boom"); };`);
+    fixture("needs-origins", `export const ENV = ["ALLOWED_ORIGINS"]; export default async () => new Response("ran");`);
     stack = await startTestStack(
       { name: "PGlite" },
       {
@@ -141,5 +142,26 @@ describe("functions", () => {
     expect(traversal.status).toBe(404);
     const broken = await stack.client().functions.invoke("broken");
     expect((broken.error as FunctionsHttpError).context.status).toBe(500);
+  });
+
+  it("does not start a function whose declared environment fails its checks, as its Edge entry would not boot (503)", async () => {
+    const invoke = () =>
+      fetch(`${stack.url}/functions/v1/needs-origins`, { headers: { authorization: `Bearer ${stack.anonKey}` } });
+    const before = process.env.ALLOWED_ORIGINS;
+    process.env.ALLOWED_ORIGINS = "advisoraccelerator.com";
+    try {
+      const refused = await invoke();
+      expect(refused.status).toBe(503);
+      expect(await refused.json()).toEqual({
+        code: "BOOT_ERROR",
+        message: "Function failed to start (please check logs)",
+      });
+    } finally {
+      if (before === undefined) delete process.env.ALLOWED_ORIGINS;
+      else process.env.ALLOWED_ORIGINS = before;
+    }
+    const started = await invoke();
+    expect(started.status).toBe(200);
+    expect(await started.text()).toBe("ran");
   });
 });
