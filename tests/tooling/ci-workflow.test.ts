@@ -1,0 +1,61 @@
+/**
+ * The GitHub Actions workflow (.github/workflows/ci.yml) runs what .ci/run runs offline, on a
+ * Node that the project's dependencies accept, and keeps the Playwright report of a failed run.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import yaml from "js-yaml";
+import { describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "../..");
+const read = (path: string) => readFileSync(join(root, path), "utf8");
+
+interface Step {
+  name?: string;
+  uses?: string;
+  run?: string;
+  if?: string;
+  with?: Record<string, string>;
+}
+const workflow = yaml.load(read(".github/workflows/ci.yml")) as {
+  on: Record<string, unknown>;
+  jobs: Record<string, { steps: Step[] }>;
+};
+const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+const runs = steps.flatMap((step) => (step.run ?? "").split("\n").map((line) => line.trim()));
+
+describe("the CI workflow", () => {
+  it("runs on every push and pull request", () => {
+    expect(Object.keys(workflow.on).sort()).toEqual(["pull_request", "push"]);
+  });
+
+  it("runs the same checks and tests as .ci/run", () => {
+    const offline = read(".ci/run");
+    for (const command of ["npm run check", "npm test"]) {
+      expect(offline).toContain(command);
+      expect(runs).toContain(command);
+    }
+    expect(runs.indexOf("npm run check")).toBeLessThan(runs.indexOf("npm test"));
+  });
+
+  it("takes Node from .nvmrc, with npm's cache, on a version Astro and the pinned node package accept", () => {
+    const setup = steps.find((step) => step.uses?.startsWith("actions/setup-node@"));
+    expect(setup?.with).toMatchObject({ "node-version-file": ".nvmrc", cache: "npm" });
+    const major = Number(read(".nvmrc").trim());
+    const astro = JSON.parse(read("node_modules/astro/package.json")) as { engines: { node: string } };
+    const astroMajor = Number(/(\d+)/.exec(astro.engines.node)![1]);
+    expect(major).toBeGreaterThanOrEqual(astroMajor);
+    const pinned = (JSON.parse(read("package.json")) as { devDependencies: Record<string, string> }).devDependencies
+      .node;
+    expect(pinned).toMatch(new RegExp(`^\\^${major}\\.`));
+  });
+
+  it("installs Playwright's Chromium and points the tests at it, and uploads the report when a step fails", () => {
+    expect(runs.some((line) => line.startsWith("npx playwright install --with-deps chromium"))).toBe(true);
+    expect(runs.some((line) => line.includes("CHROME_PATH=") && line.includes("$GITHUB_ENV"))).toBe(true);
+    const upload = steps.find((step) => step.uses?.startsWith("actions/upload-artifact@"));
+    expect(upload?.if).toBe("failure()");
+    expect(upload?.with?.path).toContain("playwright-report/");
+    expect(read("playwright.config.ts")).toMatch(/\["html", \{ open: "never" \}\]/);
+  });
+});
