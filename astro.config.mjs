@@ -7,6 +7,8 @@ import { defineConfig, envField } from "astro/config";
 import { loadEnv } from "vite";
 import criticalCss from "./src/integrations/critical-css.mjs";
 import modulePreload from "./src/integrations/module-preload.mjs";
+import secretScan from "./src/integrations/secret-scan.mjs";
+import securityHeaders from "./src/integrations/security-headers.mjs";
 import sitemap from "./src/integrations/sitemap.mjs";
 import { sessionStorageKey } from "./src/lib/session-key.ts";
 import { siteUrl } from "./src/lib/site-url.ts";
@@ -23,6 +25,9 @@ const env = {
 // The Supabase URL the browser uses; the marketing pages only need the key supabase-js stores
 // the session under, computed here.
 const supabaseUrl = env.PUBLIC_SUPABASE_URL || "http://localhost:4321";
+if (!URL.canParse(supabaseUrl) || !/^https?:$/.test(new URL(supabaseUrl).protocol)) {
+  throw new Error(`PUBLIC_SUPABASE_URL must be the project's http(s) URL, not "${supabaseUrl}"`);
+}
 
 // The public origin: content/site.yaml's url, or SITE_URL for a preview.
 const site = siteUrl(readFileSync(new URL("content/site.yaml", import.meta.url), "utf8"), env.SITE_URL);
@@ -47,6 +52,10 @@ export default defineConfig({
     modulePreload(),
     // `lazy-render` (src/styles/global.css) spares the first layout the sections below the first screen.
     criticalCss({ alwaysInline: [".lazy-render"] }),
+    // Last: it hashes the inline scripts of the finished HTML into each page's policy (dist/_headers).
+    securityHeaders({ supabaseUrl }),
+    // After everything is written: a secret in the output fails the build.
+    secretScan(),
   ],
   env: {
     schema: {
@@ -54,6 +63,7 @@ export default defineConfig({
         context: "client",
         access: "public",
         default: "http://localhost:4321",
+        url: true,
       }),
       // Default: the local stack's anon key (local/jwt.ts), public like the Supabase CLI's demo keys.
       PUBLIC_SUPABASE_ANON_KEY: envField.string({

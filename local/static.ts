@@ -1,7 +1,8 @@
 /**
  * Serves the production build the way the static CDN does: pretty URLs (`/mindset` ->
  * `mindset.html`), gzip for text, long caching for hashed assets, the rewrites of the build's
- * `_redirects` file (public/_redirects), and the 404 page. The local stack (local/stack.ts)
+ * `_redirects` file (public/_redirects), the headers of its `_headers` file (written by
+ * src/integrations/security-headers.mjs), and the 404 page. The local stack (local/stack.ts)
  * serves the site with it; `scripts/serve.mjs` serves it alone.
  */
 import { createReadStream } from "node:fs";
@@ -107,7 +108,80 @@ export function rewriteOf(rules: readonly Rewrite[], pathname: string): string |
   return null;
 }
 
+/** One rule of a `_headers` file: an exact path, or a prefix when it ends in `*` (a splat). */
+export interface HeaderRule {
+  path: string;
+  splat: boolean;
+  headers: [string, string][];
+}
+
+/**
+ * Reads a `_headers` file (Netlify's format, which Cloudflare Pages reads too): a path on a line of
+ * its own, then its headers indented, `Name: value` a line; `#` starts a comment line. Paths are
+ * exact or end in a `*` splat; placeholders (`:name`) and absolute URLs are returned in
+ * `unsupported`, as for `_redirects`.
+ */
+export function parseHeaders(text: string): { rules: HeaderRule[]; unsupported: string[] } {
+  const rules: HeaderRule[] = [];
+  const unsupported: string[] = [];
+  let current: HeaderRule | null = null;
+  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (!line || line.startsWith("#")) continue;
+    if (!/^\s/.test(raw)) {
+      const splat = line.endsWith("*");
+      const path = splat ? line.slice(0, -1) : line;
+      current = path.startsWith("/") && !/[*:\s]/.test(path) ? { path, splat, headers: [] } : null;
+      if (current) rules.push(current);
+      else unsupported.push(`line ${i + 1}: ${line}`);
+      continue;
+    }
+    const colon = line.indexOf(":");
+    if (current && colon > 0) current.headers.push([line.slice(0, colon).trim(), line.slice(colon + 1).trim()]);
+    else if (current) unsupported.push(`line ${i + 1}: ${line}`);
+  }
+  return { rules, unsupported };
+}
+
+/**
+ * The headers of a request's path: every matching rule applies, in the file's order, and a header
+ * named by several is joined with ", " (both hosts do so).
+ */
+export function headersOf(rules: readonly HeaderRule[], pathname: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const rule of rules) {
+    if (!(rule.splat ? pathname.startsWith(rule.path) : pathname === rule.path)) continue;
+    for (const [name, value] of rule.headers) {
+      const key = name.toLowerCase();
+      headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
+    }
+  }
+  return headers;
+}
+
 const warned = new Set<string>();
+const headerCache = new Map<string, { mtimeMs: number; rules: HeaderRule[] }>();
+
+/** The rules of the site's `_headers` file, read again when the file changes (a rebuild). */
+async function siteHeaders(root: string): Promise<HeaderRule[]> {
+  const file = join(root, "_headers");
+  let mtimeMs: number;
+  try {
+    mtimeMs = (await stat(file)).mtimeMs;
+  } catch {
+    return [];
+  }
+  const cached = headerCache.get(file);
+  if (cached?.mtimeMs === mtimeMs) return cached.rules;
+  const { rules, unsupported } = parseHeaders(await readFile(file, "utf8"));
+  for (const line of unsupported) {
+    if (warned.has(`_headers ${line}`)) continue;
+    warned.add(`_headers ${line}`);
+    console.warn(`_headers ${line}: not applied (local/static.ts supports exact paths and splats)`);
+  }
+  headerCache.set(file, { mtimeMs, rules });
+  return rules;
+}
 
 /** The rewrites of the site's `_redirects` file, read anew each time (a rebuild may change it). */
 async function siteRewrites(root: string): Promise<Rewrite[]> {
@@ -167,8 +241,10 @@ export function staticHandler(dir: string) {
       "cache-control": url.pathname.startsWith("/_astro/")
         ? "public, max-age=31536000, immutable"
         : "public, max-age=0, must-revalidate",
-      "x-content-type-options": "nosniff",
       vary: "accept-encoding",
+      // The build's own headers (src/integrations/security-headers.mjs), matched on the path as
+      // requested, as the host matches them.
+      ...headersOf(await siteHeaders(root), url.pathname),
     };
     const gzip = COMPRESSIBLE.has(ext) && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
     if (gzip) headers["content-encoding"] = "gzip";

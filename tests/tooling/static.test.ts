@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { parseRedirects, rewriteOf, staticHandler } from "../../local/static.ts";
+import { headersOf, parseHeaders, parseRedirects, rewriteOf, staticHandler } from "../../local/static.ts";
 
 let dir: string;
 let server: Server;
@@ -262,6 +262,50 @@ describe("parseRedirects and rewriteOf", () => {
     expect(rewriteOf(rules, "/checkout/")).toBe("/checkout/key-lookup");
     expect(rewriteOf(rules, "/checkout")).toBeNull();
     expect(rewriteOf(rules, "/mindset")).toBeNull();
+  });
+});
+
+describe("_headers", () => {
+  const file = [
+    "# Written at build time",
+    "/*",
+    "  X-Content-Type-Options: nosniff",
+    "  Content-Security-Policy: default-src 'self'",
+    "/login",
+    "  X-Frame-Options: DENY",
+    "/checkout/*",
+    "  Content-Security-Policy: frame-ancestors 'none'",
+    "/:placeholder",
+    "  X-Never: applied",
+    "",
+  ].join("\n");
+
+  it("applies every matching rule, joining a header named twice with a comma, as both hosts do", () => {
+    const { rules, unsupported } = parseHeaders(file);
+    expect(unsupported).toEqual(["line 9: /:placeholder"]);
+    expect(headersOf(rules, "/login")).toEqual({
+      "x-content-type-options": "nosniff",
+      "content-security-policy": "default-src 'self'",
+      "x-frame-options": "DENY",
+    });
+    expect(headersOf(rules, "/checkout/growth_mindset")["content-security-policy"]).toBe(
+      "default-src 'self', frame-ancestors 'none'",
+    );
+    expect(headersOf(rules, "/login/")).not.toHaveProperty("x-frame-options");
+  });
+
+  it("sends the build's headers with its pages, the 404 page included", async () => {
+    writeFileSync(
+      join(dir, "_headers"),
+      "/*\n  X-Content-Type-Options: nosniff\n/dmca\n  Content-Security-Policy: default-src 'none'\n",
+    );
+    const page = await rawGet("/dmca");
+    expect(page.headers["content-security-policy"]).toBe("default-src 'none'");
+    expect(page.headers["x-content-type-options"]).toBe("nosniff");
+    expect((await rawGet("/")).headers["content-security-policy"]).toBeUndefined();
+    const missing = await rawGet("/no-such-page");
+    expect([missing.status, missing.headers["x-content-type-options"]]).toEqual([404, "nosniff"]);
+    expect((await rawGet("/_headers")).status).toBe(404);
   });
 });
 

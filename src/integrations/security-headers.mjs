@@ -1,0 +1,235 @@
+// Writes dist/_headers (Netlify's and Cloudflare Pages' format): security headers for every
+// response, and for each page a Content-Security-Policy that allows only what that page uses.
+//   - Scripts: the site's own files and the SHA-256 hashes of the inline scripts the build emitted
+//     into that page (read from the finished HTML, so it runs after every integration that edits
+//     it), never 'unsafe-inline'; plus the scheduling provider's script on the booking page and
+//     Wistia's on the page with the video.
+//   - Frames: the scheduling provider's form or widget where a page embeds one, Wistia's player;
+//     nothing elsewhere.
+//   - Connections and images: the Supabase project only on the pages where the session lives
+//     (sign-in, password pages, checkout, portal); those pages cannot be framed by anyone.
+// Both hosts apply every rule whose path matches and join a header named twice with a comma,
+// which for CSP would mean two policies enforced at once; so each page gets exactly one rule
+// with a policy, and pages a `_redirects` splat serves (the checkout's) share one rule whose
+// policy covers them all. Cloudflare Pages reads at most 100 rules of at most 2,000 characters a
+// line: the build fails rather than ship a file the host would cut.
+import { createHash } from "node:crypto";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Where the session lives: supabase-js runs there, and no third-party script may. */
+export const SESSION_PATHS = ["/login", "/forgot-password", "/reset-password", "/checkout", "/portal"];
+
+const WISTIA = ["https://fast.wistia.com", "https://fast.wistia.net", "https://*.wistia.com", "https://*.wistia.net"];
+
+/** Headers every response gets. */
+export const COMMON_HEADERS = {
+  "Strict-Transport-Security": "max-age=31536000; includeSubDomains",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "strict-origin-when-cross-origin",
+  "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=()",
+};
+
+/** Cloudflare Pages' limits for `_headers`. */
+export const MAX_RULES = 100;
+export const MAX_LINE = 2000;
+
+const EXECUTABLE = new Set(["", "module", "text/javascript", "application/javascript"]);
+
+const attribute = (tag, name) => {
+  const match = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, "i").exec(tag);
+  return match ? (match[1] ?? match[2] ?? match[3]) : undefined;
+};
+const decode = (value) =>
+  value
+    .replace(/&amp;/g, "&")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">");
+const originOf = (url) => {
+  try {
+    const parsed = new URL(decode(url));
+    return /^https?:$/.test(parsed.protocol) ? parsed.origin : null;
+  } catch {
+    return null;
+  }
+};
+
+/** `'sha256-…'` for each inline script the browser would run, in page order. */
+export function inlineScriptHashes(html) {
+  const hashes = [];
+  for (const match of html.matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/gi)) {
+    const tag = match[1] ?? "";
+    if (attribute(tag, "src") !== undefined) continue;
+    const type = (attribute(tag, "type") ?? "").trim().toLowerCase();
+    if (!EXECUTABLE.has(type)) continue;
+    hashes.push(`'sha256-${createHash("sha256").update(match[2], "utf8").digest("base64")}'`);
+  }
+  return [...new Set(hashes)];
+}
+
+/** The third parties a page embeds: frames and scripts of the scheduling provider, Wistia's video. */
+export function embedsOf(html) {
+  const frames = new Set();
+  const scripts = new Set();
+  for (const match of html.matchAll(/<lead-embed\b[^>]*>/gi)) {
+    const src = attribute(match[0], "data-src");
+    const script = attribute(match[0], "data-script");
+    if (src && originOf(src)) frames.add(originOf(src));
+    if (script && originOf(script)) {
+      scripts.add(originOf(script));
+      // The provider's embed script opens its own frames and calls its own API.
+      frames.add(originOf(script));
+    }
+  }
+  for (const match of html.matchAll(/<iframe\b[^>]*>/gi)) {
+    const src = attribute(match[0], "src");
+    if (src && originOf(src)) frames.add(originOf(src));
+  }
+  const wistia = /<wistia-video\b[^>]*\sdata-media-id=/i.test(html);
+  return { frames, scripts, wistia };
+}
+
+/** Whether the session lives on the page at `route`. */
+export const isSessionRoute = (route) => SESSION_PATHS.some((path) => route === path || route.startsWith(`${path}/`));
+
+/**
+ * The Content-Security-Policy for the pages of one rule: `pages` is a list of `{ route, html }`
+ * (one page, or the pages a splat serves), `supabaseOrigin` the project's API origin.
+ * @param {{ route: string, html: string }[]} pages
+ * @param {{ supabaseOrigin: string }} options
+ */
+export function contentSecurityPolicy(pages, { supabaseOrigin }) {
+  const session = pages.some((page) => isSessionRoute(page.route));
+  const scripts = new Set(["'self'"]);
+  const frames = new Set();
+  const connects = new Set(["'self'"]);
+  const images = new Set(["'self'", "data:"]);
+  const media = new Set(["'self'"]);
+  const styles = new Set(["'self'", "'unsafe-inline'"]);
+  const fonts = new Set(["'self'"]);
+  const workers = new Set(["'self'"]);
+  for (const { html } of pages) {
+    for (const hash of inlineScriptHashes(html)) scripts.add(hash);
+    const embeds = embedsOf(html);
+    for (const origin of embeds.scripts) {
+      scripts.add(origin);
+      connects.add(origin);
+    }
+    for (const origin of embeds.frames) frames.add(origin);
+    if (embeds.wistia) {
+      // Wistia's player: its scripts and frames, media streamed through blob: URLs, its
+      // thumbnails, fonts, styles and analytics on its own hosts.
+      for (const set of [scripts, frames, connects, images, media, styles, fonts])
+        for (const host of WISTIA) set.add(host);
+      media.add("blob:");
+      workers.add("blob:");
+    }
+  }
+  if (session && supabaseOrigin) {
+    connects.add(supabaseOrigin);
+    // Avatars come from the project's storage.
+    images.add(supabaseOrigin);
+  }
+  const list = (set) => [...set].join(" ");
+  return [
+    "default-src 'self'",
+    `script-src ${list(scripts)}`,
+    `style-src ${list(styles)}`,
+    `img-src ${list(images)}`,
+    `font-src ${list(fonts)}`,
+    `connect-src ${list(connects)}`,
+    `media-src ${list(media)}`,
+    `worker-src ${list(workers)}`,
+    `frame-src ${frames.size ? list(frames) : "'none'"}`,
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    `frame-ancestors ${session ? "'none'" : "'self'"}`,
+  ].join("; ");
+}
+
+/** The URL path a built HTML file answers (`portal/settings.html` -> `/portal/settings`). */
+export function routeOf(file) {
+  const path = `/${file.split(sep).join("/")}`.replace(/\.html$/, "");
+  return path.endsWith("/index") ? path.slice(0, -"/index".length) || "/" : path;
+}
+
+/** The splat prefixes (`/checkout/`) of a `_redirects` file's status 200 rewrites. */
+export function splatPrefixes(redirects) {
+  const prefixes = [];
+  for (const raw of redirects.split(/\r?\n/)) {
+    const [from = "", , status] = raw.trim().split(/\s+/);
+    if (!raw.trim().startsWith("#") && status === "200" && from.endsWith("/*")) prefixes.push(from.slice(0, -1));
+  }
+  return prefixes;
+}
+
+/**
+ * The `_headers` file for the built `pages` (`{ route, html }`, the 404 page left out): the
+ * common headers for every path, then one policy rule per page, or per splat family.
+ * @param {{ route: string, html: string }[]} pages
+ * @param {{ supabaseOrigin: string, splats?: string[] }} options
+ */
+export function headersFile(pages, { supabaseOrigin, splats = [] }) {
+  const rules = [["/*", COMMON_HEADERS]];
+  const families = new Map(splats.map((prefix) => [prefix, []]));
+  const single = [];
+  for (const page of [...pages].sort((a, b) => (a.route < b.route ? -1 : 1))) {
+    const family = splats.find((prefix) => page.route.startsWith(prefix));
+    if (family) families.get(family).push(page);
+    else single.push(page);
+  }
+  const pageHeaders = (group) => ({
+    "Content-Security-Policy": contentSecurityPolicy(group, { supabaseOrigin }),
+    ...(group.some((page) => isSessionRoute(page.route)) ? { "X-Frame-Options": "DENY" } : {}),
+  });
+  for (const page of single) rules.push([page.route, pageHeaders([page])]);
+  for (const [prefix, group] of families) if (group.length) rules.push([`${prefix}*`, pageHeaders(group)]);
+  if (rules.length > MAX_RULES) throw new Error(`_headers: ${rules.length} rules, over Cloudflare Pages' ${MAX_RULES}`);
+  const lines = ["# Written by src/integrations/security-headers.mjs at build time; do not edit."];
+  for (const [path, headers] of rules) {
+    lines.push(path);
+    for (const [name, value] of Object.entries(headers)) {
+      const line = `  ${name}: ${value}`;
+      if (line.length > MAX_LINE) throw new Error(`_headers: the ${name} of ${path} is over ${MAX_LINE} characters`);
+      lines.push(line);
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+async function htmlFiles(dir) {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".html"))
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)));
+}
+
+/** @param {{ supabaseUrl: string }} options the project's API URL the browser talks to */
+/** @returns {import("astro").AstroIntegration} */
+export default function securityHeaders({ supabaseUrl }) {
+  return {
+    name: "security-headers",
+    hooks: {
+      "astro:build:done": async ({ dir, logger }) => {
+        const root = fileURLToPath(dir);
+        const pages = [];
+        for (const file of await htmlFiles(root)) {
+          const route = routeOf(file);
+          if (route === "/404" || route === "/500") continue;
+          pages.push({ route, html: await readFile(join(root, file), "utf8") });
+        }
+        const redirects = await readFile(join(root, "_redirects"), "utf8").catch(() => "");
+        const text = headersFile(pages, {
+          supabaseOrigin: new URL(supabaseUrl).origin,
+          splats: splatPrefixes(redirects),
+        });
+        await writeFile(join(root, "_headers"), text);
+        logger.info(`_headers: a Content-Security-Policy for ${pages.length} pages`);
+      },
+    },
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * The build's `_headers` (src/integrations/security-headers.mjs), served as the host serves them
+ * (local/static.ts applies the file): every page and portal view runs under its
+ * Content-Security-Policy with no violation, an injected inline script is refused, the pages
+ * where the session lives cannot be framed, and the embeds of the fixture site (a scheduling
+ * form and widget, Wistia's video) are allowed where they are used and nowhere else.
+ */
+import { expect, type Page, test } from "@playwright/test";
+import { createCustomer, signIn } from "./customers";
+import { SPEC_ROUTES } from "./routes";
+import { FIXTURE_SITE } from "./servers";
+
+const SESSION_PAGES = ["/login", "/forgot-password", "/reset-password", "/checkout/OS_ACCELERATOR", "/portal"];
+
+/** Collects the page's CSP violations (set before any of its scripts run; CDP scripts are exempt). */
+async function watchViolations(page: Page) {
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { __csp: string[] }).__csp = seen;
+    document.addEventListener("securitypolicyviolation", (event) => {
+      seen.push(
+        `${event.effectiveDirective} ${event.blockedURI || "inline"} (${event.sourceFile}:${event.lineNumber})`,
+      );
+    });
+  });
+}
+const violations = (page: Page) => page.evaluate(() => (window as unknown as { __csp: string[] }).__csp);
+
+/** Scrolls to the bottom, so islands that wait to be visible load and run. */
+async function scrollThrough(page: Page) {
+  await page.evaluate(async () => {
+    for (let y = 0; y < document.body.scrollHeight; y += 600) {
+      window.scrollTo(0, y);
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+  });
+  await page.waitForLoadState("networkidle");
+}
+
+test("every page runs under its policy with no violation, and says so in its headers", async ({ page }) => {
+  test.setTimeout(90_000);
+  await watchViolations(page);
+  const routes = [...new Set([...SPEC_ROUTES, "/login", "/forgot-password", "/reset-password", "/checkout/nothing"])];
+  const found: string[] = [];
+  for (const route of routes) {
+    const response = await page.goto(route);
+    const headers = response!.headers();
+    expect(headers["content-security-policy"], route).toContain("script-src 'self' 'sha256-");
+    expect(headers["content-security-policy"], route).not.toMatch(/script-src[^;]*'unsafe-inline'/);
+    expect(headers["content-security-policy"]!.split(", "), `${route}: one policy`).toHaveLength(1);
+    expect(headers["x-content-type-options"], route).toBe("nosniff");
+    expect(headers["strict-transport-security"], route).toMatch(/^max-age=\d+/);
+    await scrollThrough(page);
+    found.push(...(await violations(page)).map((v) => `${route}: ${v}`));
+  }
+  expect(found).toEqual([]);
+});
+
+test("the portal's views, signed in with an order, run with no violation", async ({ page }) => {
+  const customer = await createCustomer({
+    orders: [{ product: "GROWTH_MINDSET", status: "completed", cents: 30_000 }],
+  });
+  await watchViolations(page);
+  await signIn(page, customer);
+  await expect(page).toHaveURL(/\/portal$/);
+  await expect(page.getByText(`Signed in as ${customer.email}`)).toBeVisible();
+  const found = (await violations(page)).map((v) => `/portal: ${v}`);
+  for (const route of ["/portal/settings", "/portal/settings/purchase-history"]) {
+    await page.goto(route);
+    await page.waitForLoadState("networkidle");
+    found.push(...(await violations(page)).map((v) => `${route}: ${v}`));
+  }
+  expect(found).toEqual([]);
+});
+
+test("an injected inline script is refused, and the refusal reported", async ({ page }) => {
+  await watchViolations(page);
+  for (const route of ["/", "/login", "/checkout/OS_ACCELERATOR"]) {
+    await page.goto(route);
+    const ran = await page.evaluate(() => {
+      const script = document.createElement("script");
+      script.textContent = "window.__injected = true";
+      document.body.append(script);
+      return (window as unknown as { __injected?: boolean }).__injected === true;
+    });
+    expect(ran, route).toBe(false);
+    await expect.poll(() => violations(page)).toContainEqual(expect.stringMatching(/^script-src-elem inline/));
+  }
+});
+
+test("the pages where the session lives cannot be framed, by any site", async ({ page }) => {
+  for (const route of SESSION_PAGES) {
+    const response = await page.request.get(route);
+    expect(response.headers()["x-frame-options"], route).toBe("DENY");
+    expect(response.headers()["content-security-policy"], route).toContain("frame-ancestors 'none'");
+  }
+  // Another origin frames the sign-in page: the browser shows nothing of it.
+  await page.goto(`${FIXTURE_SITE}/`);
+  const local = new URL(page.url()).origin.replace(/:\d+$/, `:${Number(process.env.E2E_PORT ?? 4399)}`);
+  await page.setContent(`<iframe title="framed" src="${local}/login"></iframe>`);
+  const frame = page.frameLocator("iframe[title=framed]");
+  await expect(frame.getByRole("button", { name: "Sign In" })).toHaveCount(0);
+  expect((await page.request.get(`${local}/`)).headers()["content-security-policy"]).toContain(
+    "frame-ancestors 'self'",
+  );
+});
+
+test("third parties are allowed only where they are embedded (the fixture site)", async ({ page }) => {
+  const policy = async (route: string) =>
+    (await page.request.get(`${FIXTURE_SITE}${route}`)).headers()["content-security-policy"] ?? "";
+  // The consultation form's frame on its lead page; the booking widget's frame and script on its own.
+  expect(await policy("/get-started-ai")).toContain("frame-src https://forms.scheduling-provider.test");
+  expect(await policy("/apply")).toMatch(/script-src [^;]*https:\/\/forms\.scheduling-provider\.test/);
+  // Wistia on the OS page only.
+  expect(await policy("/advisor-os")).toMatch(/script-src [^;]*https:\/\/fast\.wistia\.com/);
+  expect(await policy("/")).not.toContain("wistia");
+  // The session's pages: the Supabase project, and no third party at all.
+  for (const route of ["/login", "/portal", "/checkout/OS_ACCELERATOR"]) {
+    const csp = await policy(route);
+    expect(csp, route).toContain("connect-src 'self' https://fixtureproject.supabase.co");
+    expect(csp, route).not.toMatch(/wistia|scheduling-provider/);
+    expect(csp, route).toContain("frame-src 'none'");
+  }
+  expect(await policy("/")).not.toContain("supabase.co");
+  // Built as production builds: nothing of the developer's machine in the policies.
+  for (const route of ["/", "/login", "/apply"])
+    expect(await policy(route), route).not.toMatch(/localhost|127\.0\.0\.1/);
+});

@@ -1,0 +1,102 @@
+/** The build's `_headers` (src/integrations/security-headers.mjs): one policy per page, from what the page holds. */
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import {
+  contentSecurityPolicy,
+  embedsOf,
+  headersFile,
+  inlineScriptHashes,
+  MAX_LINE,
+  routeOf,
+  splatPrefixes,
+} from "../../src/integrations/security-headers.mjs";
+
+const sha = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+const SUPABASE = "https://abcd.supabase.co";
+
+const home = `<html><head><script type="module">import "/_astro/a.js"</script><script type="application/ld+json">{"@type":"Organization"}</script>
+<script src="/_astro/b.js"></script></head><body><script>document.body.dataset.ready = "1"</script></body></html>`;
+const lead = `<lead-embed data-src="https://forms.provider.test/widget/booking/x?a=1&amp;b=2" data-script="https://js.provider.test/embed.js"><iframe title="Booking Calendar"></iframe></lead-embed>`;
+const video = `<wistia-video data-media-id="abc123" class="x"><img src="/p.jpg" alt=""></wistia-video>`;
+
+describe("security headers", () => {
+  it("hashes exactly the inline scripts a browser runs: not data blocks, not external files", () => {
+    expect(inlineScriptHashes(home)).toEqual([sha('import "/_astro/a.js"'), sha('document.body.dataset.ready = "1"')]);
+  });
+
+  it("finds a page's embeds: the scheduling provider's frame and script, Wistia's video", () => {
+    const embeds = embedsOf(lead + video);
+    expect([...embeds.frames].sort()).toEqual(["https://forms.provider.test", "https://js.provider.test"]);
+    expect([...embeds.scripts]).toEqual(["https://js.provider.test"]);
+    expect(embeds.wistia).toBe(true);
+    expect(embedsOf(`<wistia-video class="x"></wistia-video>`).wistia).toBe(false);
+  });
+
+  it("allows a marketing page its own files and inline scripts only, framed by itself at most", () => {
+    const csp = contentSecurityPolicy([{ route: "/", html: home }], { supabaseOrigin: SUPABASE });
+    expect(csp).toContain(
+      `script-src 'self' ${sha('import "/_astro/a.js"')} ${sha('document.body.dataset.ready = "1"')};`,
+    );
+    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+    expect(csp).not.toContain(SUPABASE);
+    expect(csp).toContain("frame-src 'none'");
+    expect(csp).toContain("object-src 'none'");
+    expect(csp).toContain("frame-ancestors 'self'");
+  });
+
+  it("gives the session's pages the Supabase project and forbids framing them", () => {
+    for (const route of ["/login", "/portal/settings", "/checkout/OS_ACCELERATOR", "/reset-password"]) {
+      const csp = contentSecurityPolicy([{ route, html: home }], { supabaseOrigin: SUPABASE });
+      expect(csp, route).toContain(`connect-src 'self' ${SUPABASE}`);
+      expect(csp, route).toContain(`img-src 'self' data: ${SUPABASE}`);
+      expect(csp, route).toContain("frame-ancestors 'none'");
+    }
+  });
+
+  it("allows an embed's origins on its page only", () => {
+    const csp = contentSecurityPolicy([{ route: "/apply", html: lead }], { supabaseOrigin: SUPABASE });
+    expect(csp).toContain("frame-src https://forms.provider.test https://js.provider.test");
+    expect(csp).toMatch(/script-src 'self' https:\/\/js\.provider\.test;/);
+    const os = contentSecurityPolicy([{ route: "/advisor-os", html: video }], { supabaseOrigin: SUPABASE });
+    expect(os).toMatch(/script-src 'self' https:\/\/fast\.wistia\.com/);
+    expect(os).toContain("media-src 'self' https://fast.wistia.com");
+    expect(os).toContain("blob:");
+  });
+
+  it("writes one rule with a policy per page, one per splat family, and the common headers for all", () => {
+    const text = headersFile(
+      [
+        { route: "/", html: home },
+        { route: "/login", html: home },
+        { route: "/checkout/AI_ACCELERATOR", html: "<script>a()</script>" },
+        { route: "/checkout/key-lookup", html: "<script>b()</script>" },
+      ],
+      { supabaseOrigin: SUPABASE, splats: ["/checkout/"] },
+    );
+    const paths = text.split("\n").filter((line) => line.startsWith("/"));
+    expect(paths).toEqual(["/*", "/", "/login", "/checkout/*"]);
+    const checkout = text.split("/checkout/*\n")[1]!;
+    expect(checkout).toContain(`${sha("a()")} ${sha("b()")}`);
+    expect(checkout).toContain("X-Frame-Options: DENY");
+    expect(text.split("/*\n")[1]!.split("\n/")[0]).not.toContain("Content-Security-Policy");
+  });
+
+  it("refuses to write what Cloudflare Pages would cut: a line over 2,000 characters", () => {
+    const many = Array.from({ length: 40 }, (_, i) => `<script>f${i}()</script>`).join("");
+    expect(() => headersFile([{ route: "/", html: many }], { supabaseOrigin: SUPABASE })).toThrow(
+      `over ${MAX_LINE} characters`,
+    );
+  });
+
+  it("maps built files to their routes and reads the splats of _redirects", () => {
+    expect(["index.html", "dmca.html", "portal/settings.html", "portal/index.html"].map(routeOf)).toEqual([
+      "/",
+      "/dmca",
+      "/portal/settings",
+      "/portal",
+    ]);
+    expect(
+      splatPrefixes("# x\n/checkout/OS /checkout/OS 200\n/checkout/* /checkout/key-lookup 200\n/old /new 301\n"),
+    ).toEqual(["/checkout/"]);
+  });
+});
