@@ -61,6 +61,9 @@ export async function openPostgres(url: string): Promise<Database> {
       oid === 20 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
   };
   const pool = new pg.Pool({ connectionString: url, max: 8, types });
+  // An idle connection the server drops (a restart, an outage) is reported here; unheard, the
+  // error would end the process. The pool opens new connections once the server is back.
+  pool.on("error", (error) => console.error(`PostgreSQL connection lost: ${error.message}`));
   await pool.query("select 1");
   const run = (client: pg.Pool | pg.PoolClient): Sql => ({
     query: (text, params) => client.query(text, params as unknown[]) as never,

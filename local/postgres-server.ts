@@ -18,7 +18,12 @@ function binDir(): string {
 
 export interface PostgresServer {
   url: string;
+  /** Stops the server and removes its data. */
   stop(): void;
+  /** Stops the server, keeping its data: the database is unavailable until `resume`. */
+  halt(): void;
+  /** Starts the halted server again on the same port and data. */
+  resume(): void;
 }
 
 export function startPostgres(port = 55_000 + Math.floor(Math.random() * 5_000)): PostgresServer {
@@ -38,18 +43,22 @@ export function startPostgres(port = 55_000 + Math.floor(Math.random() * 5_000))
   }
   const data = join(dir, "data");
   asOwner("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"]);
-  asOwner("pg_ctl", [
-    "-D",
-    data,
-    "-l",
-    join(dir, "server.log"),
-    "-o",
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
-    "-w",
-    "start",
-  ]);
+  const start = () =>
+    asOwner("pg_ctl", [
+      "-D",
+      data,
+      "-l",
+      join(dir, "server.log"),
+      "-o",
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      "-w",
+      "start",
+    ]);
+  start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    halt: () => asOwner("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]),
+    resume: start,
     stop() {
       try {
         asOwner("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
