@@ -10,8 +10,9 @@
 //   --no-fold         skip measuring where each page's first screen ends (needs the browser)
 //   --pages all       pages for Lighthouse (default all: every marketing page; or /,/dmca)
 //   --runs 3          Lighthouse runs per page, and portal loads; the median is reported
-//   --no-backend      skip the local stack's sign-in round trip and select throughput, and the
+//   --no-backend      skip the local stack's sign-in round trip and select throughput, the
 //                     commerce functions (checkout latency, webhook events/s: tools/bench/commerce.mjs)
+//                     and the launch-day spike (tools/bench/launch.mjs)
 //   --backend-only    only those (no build, sizes or Lighthouse)
 //   --no-portal       skip the portal's time-to-data (it builds the site for the local stack
 //                     into a temporary folder, whatever --no-build says)
@@ -26,6 +27,7 @@ import { analyzeSite, APP_PREFIXES } from "../tools/bench/analyze.mjs";
 import { BUDGETS, checkBudgets, checkPortal, exitCode } from "../tools/bench/budgets.mjs";
 import { backendFailed, backendTable, runBackendBench } from "../tools/bench/backend.mjs";
 import { checkCommerce, commerceTable, runCommerceBench } from "../tools/bench/commerce.mjs";
+import { checkLaunch, launchTable, runLaunchBench } from "../tools/bench/launch.mjs";
 import {
   budgetLines,
   firstScreenTable,
@@ -154,12 +156,13 @@ async function main() {
   if (opts["backend-only"]) {
     const backend = await backendSection();
     const commerce = await commerceSection();
-    const budgets = checkCommerce(commerce);
+    const launch = await launchSection();
+    const budgets = [...checkCommerce(commerce), ...checkLaunch(launch)];
     console.log(`\n${budgetLines(budgets)}`);
     mkdirSync(join(root, "bench"), { recursive: true });
     writeFileSync(
       join(root, "bench", "latest.json"),
-      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, backend, commerce, budgets }, null, 2)}\n`,
+      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, backend, commerce, launch, budgets }, null, 2)}\n`,
     );
     console.log("\nWrote bench/latest.json (backend only).");
     const failed = backendFailed(backend) || budgets.some((b) => b.status === "FAIL");
@@ -284,11 +287,13 @@ async function main() {
 
   const backend = opts["no-backend"] ? null : await backendSection();
   const commerce = opts["no-backend"] ? null : await commerceSection();
+  const launch = opts["no-backend"] ? null : await launchSection();
   const portal = opts["no-portal"] ? null : await portalSection(opts.runs);
 
   const budgets = [
     ...checkBudgets({ pages, lighthouse, build: buildInfo, portal }),
     ...(commerce ? checkCommerce(commerce) : []),
+    ...(launch ? checkLaunch(launch) : []),
   ];
   console.log(`\nBudgets (docs/architecture.md; app pages exempt from the supabase rule: ${APP_PREFIXES.join(" ")})\n`);
   console.log(budgetLines(budgets));
@@ -313,6 +318,7 @@ async function main() {
     lighthouse,
     backend,
     commerce,
+    launch,
     portal,
     budgets,
     summary: {
@@ -384,6 +390,15 @@ async function commerceSection() {
   console.log(`\nCommerce: stripe-checkout on the Stripe stand-in, stripe-webhook with new buyers' events`);
   const results = await runCommerceBench({ log: (line) => console.log(line) });
   console.log(`\n${commerceTable(results)}`);
+  return results;
+}
+
+async function launchSection() {
+  console.log(
+    `\nLaunch day: checkouts and Stripe's deliveries at once (duplicates, out-of-order bank debits), then Stripe's retries`,
+  );
+  const results = await runLaunchBench({ log: (line) => console.log(line) });
+  console.log(`\n${launchTable(results)}`);
   return results;
 }
 
