@@ -12,6 +12,7 @@ import securityHeaders from "./src/integrations/security-headers.mjs";
 import sitemap from "./src/integrations/sitemap.mjs";
 import { sessionStorageKey } from "./src/lib/session-key.ts";
 import { siteUrl } from "./src/lib/site-url.ts";
+import { LOCAL_SUPABASE_URL, publicSupabaseUrl } from "./src/lib/supabase-url.ts";
 
 const LOCAL_ANON_KEY =
   "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJpYXQiOjE3OTAwMDAwMDAsImV4cCI6MjEwNTAwMDAwMH0.8dErR1qbtq5HwrmCj7ks_zjq7EPPDNhPOLchmOngt_g";
@@ -24,10 +25,7 @@ const env = {
 
 // The Supabase URL the browser uses; the marketing pages only need the key supabase-js stores
 // the session under, computed here.
-const supabaseUrl = env.PUBLIC_SUPABASE_URL || "http://localhost:4321";
-if (!URL.canParse(supabaseUrl) || !/^https?:$/.test(new URL(supabaseUrl).protocol)) {
-  throw new Error(`PUBLIC_SUPABASE_URL must be the project's http(s) URL, not "${supabaseUrl}"`);
-}
+const supabaseUrl = publicSupabaseUrl(env.PUBLIC_SUPABASE_URL);
 
 // The public origin: content/site.yaml's url, or SITE_URL for a preview.
 const site = siteUrl(readFileSync(new URL("content/site.yaml", import.meta.url), "utf8"), env.SITE_URL);
@@ -62,7 +60,7 @@ export default defineConfig({
       PUBLIC_SUPABASE_URL: envField.string({
         context: "client",
         access: "public",
-        default: "http://localhost:4321",
+        default: LOCAL_SUPABASE_URL,
         url: true,
       }),
       // Default: the local stack's anon key (local/jwt.ts), public like the Supabase CLI's demo keys.
