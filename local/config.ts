@@ -5,7 +5,7 @@
  * wrong type fails the start with the key's name. Tests change a value through `overrides`.
  * Dev and test only.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse } from "smol-toml";
 import { checkTemplate } from "./auth/template.ts";
@@ -69,8 +69,21 @@ export interface StackConfig {
     /** `file_size_limit`: the largest upload any bucket takes, in bytes. */
     fileSizeLimit: number;
   };
-  /** `[functions.<name>] verify_jwt`: whether the gateway checks the caller's JWT first (default true). */
-  functions: Record<string, { verifyJwt: boolean }>;
+  /** `[functions.<name>]`: the functions `supabase functions deploy` deploys. */
+  functions: Record<string, FunctionSettings>;
+}
+
+export interface FunctionSettings {
+  /** `verify_jwt`: whether the gateway checks the caller's JWT first (default true). */
+  verifyJwt: boolean;
+  /**
+   * `entrypoint`, as an absolute path: the module the CLI deploys. As the CLI resolves it
+   * (pkg/config/config.go of supabase/cli), a relative path is taken from the folder of config.toml,
+   * and without one it is `supabase/functions/<name>/index.ts`.
+   */
+  entrypoint: string;
+  /** The import map deployed with it: `deno.json` beside the entrypoint, if there is one (the CLI's rule). */
+  importMap?: string;
 }
 
 type DeepPartial<T> = {
@@ -121,7 +134,14 @@ export function loadConfig(url: string, overrides: ConfigOverrides = {}, file = 
 
   const functions: StackConfig["functions"] = {};
   for (const name of Object.keys(read.table("functions") ?? {})) {
-    functions[name] = { verifyJwt: read.boolean(`functions.${name}.verify_jwt`, true) };
+    const given = read.string(`functions.${name}.entrypoint`, "");
+    const entrypoint = given ? resolve(dirname(file), given) : join(dirname(file), "functions", name, "index.ts");
+    const denoJson = join(dirname(entrypoint), "deno.json");
+    functions[name] = {
+      verifyJwt: read.boolean(`functions.${name}.verify_jwt`, true),
+      entrypoint,
+      ...(existsSync(denoJson) ? { importMap: denoJson } : {}),
+    };
   }
 
   const config: StackConfig = {

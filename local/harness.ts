@@ -9,14 +9,56 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
+import pg from "pg";
 import { type Database, migrate, openPglite, openPostgres } from "./db.ts";
 import { type PostgresServer, startPostgres } from "./postgres-server.ts";
 import { type Stack, type StackOptions, startStack } from "./stack.ts";
 
 export interface Backend {
   name: "PGlite" | "PostgreSQL";
+  /**
+   * A running PostgreSQL server to use instead of a throw-away one: openTestDatabase makes a fresh
+   * database of its own there and drops it afterwards.
+   */
+  server?: string;
 }
 export const BACKENDS: Backend[] = [{ name: "PGlite" }, { name: "PostgreSQL" }];
+
+/**
+ * BACKENDS, plus the server CHECK_DATABASE_URL names when it is set: CI's PostgreSQL service, on
+ * the major version hosted projects run (supabase/config.toml `[db] major_version`), so the
+ * migrations are also proven on it and not only on the machine's own binaries.
+ */
+export function checkBackends(env: Record<string, string | undefined> = process.env): Backend[] {
+  const server = env.CHECK_DATABASE_URL?.trim();
+  return server ? [...BACKENDS, { name: "PostgreSQL", server }] : BACKENDS;
+}
+
+/** A new, empty database on `server` (a URL), and how to drop it. */
+async function freshDatabase(server: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `check_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    async drop() {
+      const client = new pg.Client({ connectionString: server });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
 
 export interface TestStack extends Stack {
   dataDir: string;
@@ -83,23 +125,35 @@ export async function startTestStack(backend: Backend, options: StackOptions = {
 
 /** The project's migrations on `backend` without the HTTP stack, for probing the database directly. */
 export async function openTestDatabase(backend: Backend): Promise<{ db: Database; stop(): Promise<void> }> {
-  const server = backend.name === "PostgreSQL" ? startPostgres() : undefined;
+  const fresh = backend.server ? await freshDatabase(backend.server) : undefined;
+  const server = backend.name === "PostgreSQL" && !fresh ? startPostgres() : undefined;
   const stopSync = cleanup(server, []);
+  const remove = async () => {
+    try {
+      await fresh?.drop();
+    } finally {
+      stopSync();
+    }
+  };
+  let db: Database | undefined;
   try {
-    const db = server ? await openPostgres(server.url) : await openPglite();
+    const url = fresh?.url ?? server?.url;
+    db = url ? await openPostgres(url) : await openPglite();
     await migrate(db);
+    const opened = db;
     return {
-      db,
+      db: opened,
       async stop() {
         try {
-          await db.close();
+          await opened.close();
         } finally {
-          stopSync();
+          await remove();
         }
       },
     };
   } catch (error) {
-    stopSync();
+    await db?.close().catch(() => {});
+    await remove();
     throw error;
   }
 }

@@ -1,13 +1,13 @@
 /**
  * The Security Advisor's rules that apply to this schema (local/advisor.ts) find nothing on the
- * migrated database, on PGlite and on a throw-away PostgreSQL server. Each rule is also shown to
+ * migrated database, on PGlite, on a throw-away PostgreSQL server and on CHECK_DATABASE_URL's server. Each rule is also shown to
  * bite: one offending object is made in a transaction that is rolled back, and exactly that rule
  * reports exactly that object.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADVISOR_RULES, type AdvisorFinding, exposedSchemas, runAdvisor } from "../../local/advisor.ts";
 import type { Database } from "../../local/db.ts";
-import { BACKENDS, openTestDatabase } from "../../local/harness.ts";
+import { checkBackends, openTestDatabase } from "../../local/harness.ts";
 
 class Rollback extends Error {}
 
@@ -34,7 +34,14 @@ describe("Security Advisor rules", () => {
   });
 });
 
-describe.each(BACKENDS)("Security Advisor on $name", (backend) => {
+// On PGlite, on a throw-away PostgreSQL server, and on the server CHECK_DATABASE_URL names (CI's
+// PostgreSQL service) when set: each starts from an empty database and applies every migration.
+const backends = checkBackends().map((backend) => ({
+  ...backend,
+  label: backend.server ? `the PostgreSQL server at CHECK_DATABASE_URL` : backend.name,
+}));
+
+describe.each(backends)("Security Advisor on $label", (backend) => {
   let db: Database;
   let stop: () => Promise<void>;
 

@@ -1,15 +1,16 @@
 /**
- * Each function's Supabase Edge entry (functions/<name>/index.ts) under the real Deno runtime
- * (the `deno` npm package), with the function's own deno.json import map as `supabase functions
- * deploy` bundles it (npm: specifiers, fetched from the npm registry into Deno's cache), served
+ * Each function's Supabase Edge entry under the real Deno runtime (the `deno` npm package): the
+ * module and import map supabase/config.toml names, as `supabase functions deploy` resolves them
+ * (local/config.ts: functions/<name>/index.ts and the deno.json beside it), bundled (npm: specifiers, fetched from the npm registry into Deno's cache), served
  * by `Deno.serve` and talking to the local stack: the Stripe stand-in and the Supabase API.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkoutRequest } from "../../functions/_shared/checkout-request.ts";
 import { stripeClient } from "../../functions/_shared/stripe.ts";
+import { loadConfig } from "../../local/config.ts";
 import { startTestStack, type TestStack } from "../../local/harness.ts";
 import { checkoutSession, signEvent, stripeEvent } from "../support/stripe-events.ts";
 
@@ -42,11 +43,19 @@ function denoEnv(): Record<string, string> {
   return env;
 }
 
+/** What `supabase functions deploy <name>` uploads: the entry and import map config.toml names. */
+function deployed(name: string): { dir: string; entrypoint: string; importMap: string } {
+  const { entrypoint, importMap } = loadConfig(SITE).functions[name] ?? {};
+  if (!entrypoint || !importMap) throw new Error(`supabase/config.toml deploys no function ${name} with a deno.json`);
+  return { dir: dirname(entrypoint), entrypoint, importMap };
+}
+
 /** Fetches the entry's npm imports into Deno's cache, as `supabase functions deploy` does; once more after a network hiccup. */
-function cacheEntry(dir: string): Promise<void> {
+function cacheEntry(name: string): Promise<void> {
+  const { dir, entrypoint, importMap } = deployed(name);
   const attempt = () =>
     new Promise<string | null>((resolve) => {
-      const child = spawn(DENO, ["cache", "--quiet", "--config", join(dir, "deno.json"), join(dir, "index.ts")], {
+      const child = spawn(DENO, ["cache", "--quiet", "--config", importMap, entrypoint], {
         cwd: dir,
         env: denoEnv(),
       });
@@ -61,23 +70,14 @@ function cacheEntry(dir: string): Promise<void> {
   });
 }
 
-/** Starts `functions/<name>/index.ts` under Deno on a free port; resolves once it listens. */
+/** Starts the function's Edge entry under Deno on a free port; resolves once it listens. */
 async function serveEntry(name: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const dir = join(root, "functions", name);
-  await cacheEntry(dir);
+  const { dir, entrypoint, importMap } = deployed(name);
+  await cacheEntry(name);
   const child = spawn(
     DENO,
-    [
-      "run",
-      "--quiet",
-      "--config",
-      join(dir, "deno.json"),
-      "--allow-net",
-      "--allow-env",
-      "--allow-read",
-      join(dir, "index.ts"),
-    ],
+    ["run", "--quiet", "--config", importMap, "--allow-net", "--allow-env", "--allow-read", entrypoint],
     {
       cwd: dir,
       env: {

@@ -17,9 +17,14 @@ interface Step {
   if?: string;
   with?: Record<string, string>;
 }
+interface Job {
+  steps: Step[];
+  env?: Record<string, string>;
+  services?: Record<string, { image: string; env?: Record<string, string>; ports?: string[] }>;
+}
 const workflow = yaml.load(read(".github/workflows/ci.yml")) as {
   on: Record<string, unknown>;
-  jobs: Record<string, { steps: Step[] }>;
+  jobs: Record<string, Job>;
 };
 const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
 const runs = steps.flatMap((step) => (step.run ?? "").split("\n").map((line) => line.trim()));
@@ -57,5 +62,16 @@ describe("the CI workflow", () => {
     expect(upload?.if).toBe("failure()");
     expect(upload?.with?.path).toContain("playwright-report/");
     expect(read("playwright.config.ts")).toMatch(/\["html", \{ open: "never" \}\]/);
+  });
+
+  it("checks the migrations on a PostgreSQL service of the hosted projects' major version", () => {
+    const job = Object.values(workflow.jobs).find((candidate) => candidate.services?.postgres)!;
+    const service = job.services!.postgres!;
+    const hosted = /^\[db\][^[]*?major_version\s*=\s*(\d+)/m.exec(read("supabase/config.toml"))![1];
+    expect(service.image).toBe(`postgres:${hosted}`);
+    const url = new URL(job.env!.CHECK_DATABASE_URL!);
+    expect(url.password).toBe(service.env!.POSTGRES_PASSWORD);
+    expect(service.ports).toContain(`${url.port}:5432`);
+    expect(read(".env.example")).toMatch(/^CHECK_DATABASE_URL=$/m);
   });
 });

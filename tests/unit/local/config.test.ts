@@ -1,5 +1,5 @@
 /** The local stack's settings come from supabase/config.toml and nowhere else (local/config.ts). */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -36,10 +36,48 @@ describe("supabase/config.toml", () => {
     const file = project(
       `[auth]\nsite_url = "http://localhost:4321"\n[functions.stripe-webhook]\nverify_jwt = false\n[functions.stripe-checkout]\n`,
     );
-    expect(loadConfig("http://x", {}, file).functions).toEqual({
-      "stripe-webhook": { verifyJwt: false },
-      "stripe-checkout": { verifyJwt: true },
+    const { functions } = loadConfig("http://x", {}, file);
+    expect(functions["stripe-webhook"]!.verifyJwt).toBe(false);
+    expect(functions["stripe-checkout"]!.verifyJwt).toBe(true);
+  });
+
+  it("finds each function's entry as the Supabase CLI does: from config.toml's folder, supabase/functions/<name>/index.ts by default", () => {
+    // supabase/cli pkg/config/config.go, "Resolve functions config": a relative entrypoint is joined to
+    // the supabase/ folder; the import map is the deno.json beside the entrypoint, if there is one.
+    const file = project(
+      `[auth]\nsite_url = "http://a"\n[functions.moved]\nentrypoint = "../functions/moved/index.ts"\n[functions.plain]\n`,
+    );
+    const dir = join(file, "..", "..");
+    mkdirSync(join(dir, "functions", "moved"), { recursive: true });
+    writeFileSync(join(dir, "functions", "moved", "deno.json"), "{}");
+    const { functions } = loadConfig("http://x", {}, file);
+    expect(functions.moved).toEqual({
+      verifyJwt: true,
+      entrypoint: join(dir, "functions", "moved", "index.ts"),
+      importMap: join(dir, "functions", "moved", "deno.json"),
     });
+    expect(functions.plain).toEqual({
+      verifyJwt: true,
+      entrypoint: join(dir, "supabase", "functions", "plain", "index.ts"),
+    });
+  });
+
+  it("deploys every function in functions/ from its own Deno entry and import map, the webhook without the JWT check", () => {
+    const root = join(CONFIG_FILE, "..", "..");
+    const { functions } = loadConfig("http://x");
+    const folders = readdirSync(join(root, "functions")).filter((name) =>
+      existsSync(join(root, "functions", name, "index.ts")),
+    );
+    expect(Object.keys(functions).sort()).toEqual(folders.sort());
+    for (const name of folders) {
+      expect(functions[name]).toMatchObject({
+        entrypoint: join(root, "functions", name, "index.ts"),
+        importMap: join(root, "functions", name, "deno.json"),
+      });
+    }
+    // Stripe sends no Supabase JWT; the site calls checkout with the anon key, which is one.
+    expect(functions["stripe-webhook"]!.verifyJwt).toBe(false);
+    expect(functions["stripe-checkout"]!.verifyJwt).toBe(true);
   });
 
   it("lets a test change one value and keeps the rest", () => {
