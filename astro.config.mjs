@@ -12,10 +12,7 @@ import securityHeaders from "./src/integrations/security-headers.mjs";
 import sitemap from "./src/integrations/sitemap.mjs";
 import { sessionStorageKey } from "./src/lib/session-key.ts";
 import { siteUrl } from "./src/lib/site-url.ts";
-import { LOCAL_SUPABASE_URL, publicSupabaseUrl } from "./src/lib/supabase-url.ts";
-
-const LOCAL_ANON_KEY =
-  "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJpYXQiOjE3OTAwMDAwMDAsImV4cCI6MjEwNTAwMDAwMH0.8dErR1qbtq5HwrmCj7ks_zjq7EPPDNhPOLchmOngt_g";
+import { publicAnonKey, publicSupabaseUrl } from "./src/lib/supabase-url.ts";
 
 // Variables from the environment or .env, as astro:env reads them.
 const env = {
@@ -25,7 +22,11 @@ const env = {
 
 // The Supabase URL the browser uses; the marketing pages only need the key supabase-js stores
 // the session under, computed here.
-const supabaseUrl = publicSupabaseUrl(env.PUBLIC_SUPABASE_URL);
+// `npm run build:production` (PRODUCTION_BUILD=1) requires both Supabase variables, with no local
+// defaults (src/lib/supabase-url.ts).
+const production = env.PRODUCTION_BUILD === "1";
+const supabaseUrl = publicSupabaseUrl(env.PUBLIC_SUPABASE_URL, { production });
+const anonKey = publicAnonKey(env.PUBLIC_SUPABASE_ANON_KEY, { production });
 
 // The public origin: content/site.yaml's url, or SITE_URL for a preview.
 const site = siteUrl(readFileSync(new URL("content/site.yaml", import.meta.url), "utf8"), env.SITE_URL);
@@ -60,14 +61,14 @@ export default defineConfig({
       PUBLIC_SUPABASE_URL: envField.string({
         context: "client",
         access: "public",
-        default: LOCAL_SUPABASE_URL,
+        default: supabaseUrl,
         url: true,
       }),
       // Default: the local stack's anon key (local/jwt.ts), public like the Supabase CLI's demo keys.
       PUBLIC_SUPABASE_ANON_KEY: envField.string({
         context: "client",
         access: "public",
-        default: LOCAL_ANON_KEY,
+        default: anonKey,
       }),
       // `npm start` builds the site with these pointing at the local stack's scheduling stand-in.
       EMBED_CONSULTATION_FORM_URL: embedOverride(),

@@ -4,18 +4,13 @@
  * of the project with one file broken: a bad value, a reference to an entry that does not exist,
  * a page section left out. The last builds a copy in which one program has no testimonial.
  */
-import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify, stripVTControlCharacters } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "astro/zod";
 import { curriculumSchema, programSchema, type Ref, siteSchema, testimonialSchema } from "../../src/schemas/content";
+import { copyProject, type ProjectCopy } from "../support/project-copy.ts";
 import { loadPrograms } from "./content-files";
-
-const root = join(import.meta.dirname, "../..");
-const run = promisify(execFile);
 
 function issues(result: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) {
   expect(result.success).toBe(false);
@@ -90,36 +85,22 @@ describe("content schemas", () => {
   });
 });
 
-const copies: string[] = [];
-afterAll(() => copies.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const copies: ProjectCopy[] = [];
+afterAll(() => copies.forEach((copy) => copy.remove()));
 
 /** Copies the project, lets each edit change one file of content/, runs `astro <command>` in the copy. */
 async function astroWith(command: "sync" | "build", edits: Record<string, (text: string) => string>) {
-  const dir = mkdtempSync(join(tmpdir(), "content-"));
-  copies.push(dir);
-  // functions/: the checkout island builds its request with functions/_shared/checkout-request.ts.
-  for (const entry of ["src", "content", "public", "functions", "astro.config.mjs", "package.json", "tsconfig.json"]) {
-    cpSync(join(root, entry), join(dir, entry), { recursive: true });
-  }
-  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+  const copy = copyProject();
+  copies.push(copy);
   for (const [file, edit] of Object.entries(edits)) {
-    const target = join(dir, "content", file);
+    const target = join(copy.dir, "content", file);
     const before = readFileSync(target, "utf8");
     const after = edit(before);
     expect(after).not.toBe(before);
     writeFileSync(target, after);
   }
-  try {
-    await run(process.execPath, [join(root, "node_modules/astro/bin/astro.mjs"), command], {
-      cwd: dir,
-      env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" },
-    });
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout: string; stderr: string };
-    // Colours depend on the terminal (CI forces them); compare the plain text.
-    return { dir, failed: true, output: stripVTControlCharacters(stdout + stderr) };
-  }
-  return { dir, failed: false, output: "" };
+  const { failed, output } = await copy.astro([command]);
+  return { dir: copy.dir, failed, output: failed ? output : "" };
 }
 
 describe("astro build on broken content", () => {

@@ -1,0 +1,58 @@
+/**
+ * A copy of the project in a temporary folder, for tests that run `astro` on it: the site's
+ * sources, with node_modules linked and Astro's cache folder of its own (Astro keeps a build's
+ * content store in cacheDir, node_modules/.astro by default, so two builds at once would share it).
+ */
+import { execFile } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify, stripVTControlCharacters } from "node:util";
+
+const root = join(import.meta.dirname, "../..");
+const run = promisify(execFile);
+
+// functions/: the checkout island builds its request with functions/_shared/checkout-request.ts.
+const SOURCES = ["src", "content", "public", "functions", "astro.config.mjs", "package.json", "tsconfig.json"];
+
+export interface ProjectCopy {
+  dir: string;
+  /**
+   * Runs `astro <args>` in the copy; `output` is what it printed, without colours. NODE_ENV is left
+   * out (vitest sets it to "test", under which Vite would build React's development runtime).
+   */
+  astro(args: string[], env?: Record<string, string | undefined>): Promise<{ failed: boolean; output: string }>;
+  remove(): void;
+}
+
+export function copyProject(): ProjectCopy {
+  const dir = mkdtempSync(join(tmpdir(), "project-"));
+  for (const entry of SOURCES) cpSync(join(root, entry), join(dir, entry), { recursive: true });
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+  writeFileSync(
+    join(dir, "astro.copy.config.mjs"),
+    'import config from "./astro.config.mjs";\nexport default { ...config, cacheDir: "./.astro-cache" };\n',
+  );
+  return {
+    dir,
+    async astro(args, env = process.env) {
+      try {
+        const { stdout, stderr } = await run(
+          process.execPath,
+          [join(root, "node_modules/astro/bin/astro.mjs"), ...args, "--config", "astro.copy.config.mjs"],
+          {
+            cwd: dir,
+            env: { ...env, NODE_ENV: undefined, ASTRO_TELEMETRY_DISABLED: "1" },
+            maxBuffer: 16 * 1024 * 1024,
+          },
+        );
+        return { failed: false, output: stripVTControlCharacters(stdout + stderr) };
+      } catch (error) {
+        const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+        // Colours depend on the terminal (CI forces them); compare the plain text.
+        return { failed: true, output: stripVTControlCharacters(stdout + stderr) };
+      }
+    },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
