@@ -67,6 +67,25 @@ describe("stripe-checkout", () => {
     expect((customer as Stripe.Customer).email).toBe("new.buyer@example.com");
   });
 
+  it("answers a visitor whose page was built with the project's publishable key, which is not a JWT", async () => {
+    // supabase-js sends the key itself as the bearer token when no one is signed in. Hosted
+    // Supabase's gateway check (verify_jwt) accepts only JWTs, so supabase/config.toml turns it off
+    // for the checkout: this call would get the gateway's 401 "Invalid JWT" otherwise.
+    const publishable = "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH";
+    const response = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
+      method: "POST",
+      headers: {
+        origin: SITE,
+        "content-type": "application/json",
+        apikey: publishable,
+        authorization: `Bearer ${publishable}`,
+      },
+      body: JSON.stringify(checkoutRequest(SITE, OS, "publishable@example.com", {})),
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { url: string }).url).toMatch(/\/_local\/stripe\/checkout\/cs_test_/);
+  });
+
   it("reuses the buyer's Stripe customer on a second checkout", async () => {
     const first = (await (await call(checkoutRequest(SITE, OS, "again@example.com"))).json()) as { url: string };
     const second = (await (await call(checkoutRequest(SITE, OS, "Again@example.com"))).json()) as { url: string };
