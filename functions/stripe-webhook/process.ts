@@ -26,6 +26,20 @@ export interface Deps {
   log?: (message: string) => void;
 }
 
+/**
+ * The events the webhook acts on; any other gets a 2xx and changes nothing. The Stripe endpoint is
+ * registered for exactly these (DEPLOY.md, checked by tests/tooling/deploy-guide.test.ts).
+ */
+export const HANDLED_EVENTS = [
+  "checkout.session.completed",
+  "checkout.session.async_payment_succeeded",
+  "checkout.session.async_payment_failed",
+  "checkout.session.expired",
+  "charge.refunded",
+] as const satisfies readonly Stripe.Event.Type[];
+
+const handled = new Set<string>(HANDLED_EVENTS);
+
 /** The order status an event about `session` means, or null for one that does not concern orders. */
 function statusFor(type: string, session: Stripe.Checkout.Session): OrderStatus | null {
   switch (type) {
@@ -153,6 +167,7 @@ async function recordSession(
 }
 
 export async function processEvent(event: Stripe.Event, deps: Deps): Promise<Outcome> {
+  if (!handled.has(event.type)) return "ignored";
   if (event.type === "charge.refunded") {
     const charge = event.data.object;
     // A partial refund leaves the program with the buyer.
@@ -162,7 +177,6 @@ export async function processEvent(event: Stripe.Event, deps: Deps): Promise<Out
     if (!data[0]) return "ignored";
     return recordSession(event, data[0], "refunded", deps);
   }
-  if (!event.type.startsWith("checkout.session.")) return "ignored";
   const session = event.data.object as Stripe.Checkout.Session;
   const status = statusFor(event.type, session);
   if (!status) return "ignored";
