@@ -217,7 +217,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         server.closeAllConnections();
       });
       await db.close();
-      await mail.flush();
+      await mail.close();
       unlock();
     })();
     return closing;
