@@ -4,9 +4,10 @@
 //     (POST /functions/v1/stripe-checkout with the anon key), one at a time; each call makes the
 //     real `stripe` library's requests to the stand-in (price, customer, session);
 //   - webhook throughput: signed `checkout.session.completed` events, each a new buyer (account,
-//     invite e-mail, customer, order), 8 in flight; then every order and account is counted, so
-//     a lost or failed event can never pass for a fast one.
-// Targets (docs/architecture.md): checkout p95 <= 50 ms; >= 100 events/s on PostgreSQL, >= 50 on
+//     invite e-mail, customer, order), 8 in flight, after 50 untimed warm-up deliveries; then every
+//     order and account is counted, warm-ups included, so a lost or failed event can never pass
+//     for a fast one.
+// Targets (docs/architecture.md): checkout p95 <= 50 ms; >= 200 events/s on PostgreSQL, >= 50 on
 // PGlite, zero lost.
 import { randomBytes } from "node:crypto";
 import { budgetEntry } from "./budgets.mjs";
@@ -15,7 +16,7 @@ import { forEachBackend, percentile, summarize } from "./backend.mjs";
 
 export const COMMERCE_BUDGETS = {
   checkoutP95Ms: 50,
-  eventsPerSecond: { PostgreSQL: 100, PGlite: 50 },
+  eventsPerSecond: { PostgreSQL: 200, PGlite: 50 },
 };
 
 const SITE = "http://localhost:4321";
@@ -96,7 +97,7 @@ export function commerceTable(results) {
             lost: r.webhook.lost,
             note:
               commerceProblem(r) ??
-              `${r.checkout.n} checkouts; ${r.webhook.events} new buyers' events, ${r.webhook.concurrency} in flight`,
+              `${r.checkout.n} checkouts; ${r.webhook.events} new buyers' events (after ${r.webhook.warmup ?? 0} warm-ups), ${r.webhook.concurrency} in flight`,
           },
     ),
   );
@@ -134,12 +135,12 @@ async function checkoutLatency(stack, { calls, warmup }) {
   return summarize(samples);
 }
 
-export async function webhookThroughput(stack, { events, concurrency }) {
+export async function webhookThroughput(stack, { events, concurrency, warmup = 0 }) {
   const { default: Stripe } = await import("stripe");
   const cryptoProvider = Stripe.createSubtleCryptoProvider();
   const run = randomBytes(4).toString("hex");
   const deliveries = [];
-  for (let i = 0; i < events; i++) {
+  for (let i = 0; i < warmup + events; i++) {
     const payload = JSON.stringify({
       id: `evt_bench_${run}_${i}`,
       object: "event",
@@ -169,51 +170,67 @@ export async function webhookThroughput(stack, { events, concurrency }) {
     });
     deliveries.push({ payload, signature });
   }
-  let next = 0;
   let failed = 0;
-  const latencies = [];
+  /** Delivers `batch` with `concurrency` in flight; the latency of each delivery. */
+  const deliver = async (batch) => {
+    let next = 0;
+    const latencies = [];
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < batch.length) {
+          const { payload, signature } = batch[next++];
+          const t = performance.now();
+          const response = await fetch(`${stack.url}/functions/v1/stripe-webhook`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "stripe-signature": signature },
+            body: payload,
+          });
+          await response.arrayBuffer();
+          latencies.push(performance.now() - t);
+          if (response.status !== 200) failed++;
+        }
+      }),
+    );
+    return latencies;
+  };
+  // Untimed, as the checkouts' warm-ups: the webhook's code paths compiled and its connections open.
+  await deliver(deliveries.slice(0, warmup));
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < deliveries.length) {
-        const { payload, signature } = deliveries[next++];
-        const t = performance.now();
-        const response = await fetch(`${stack.url}/functions/v1/stripe-webhook`, {
-          method: "POST",
-          headers: { "content-type": "application/json", "stripe-signature": signature },
-          body: payload,
-        });
-        await response.arrayBuffer();
-        latencies.push(performance.now() - t);
-        if (response.status !== 200) failed++;
-      }
-    }),
-  );
+  const latencies = await deliver(deliveries.slice(warmup));
   const seconds = (performance.now() - started) / 1000;
   const { rows } = await stack.db.query(
     `select (select count(*)::int from public.stripe_orders where checkout_session_id like $1) as orders,
             (select count(*)::int from auth.users where email like $2) as users`,
     [`cs_test_bench_${run}_%`, `buyer-${run}-%`],
   );
+  // Every delivery counts, warm-ups included: none may be lost.
   const recorded = Math.min(rows[0].orders, rows[0].users);
   return {
     events,
+    warmup,
     concurrency,
     seconds: Number(seconds.toFixed(2)),
     perSecond: Number((events / seconds).toFixed(1)),
     failed,
-    lost: events - recorded,
+    lost: warmup + events - recorded,
     p95Ms: Number(percentile(latencies, 95).toFixed(1)),
   };
 }
 
-/** Runs both backends; options: checkout calls and warmup, webhook events and concurrency, log. */
-export async function runCommerceBench({ calls = 100, warmup = 10, events = 400, concurrency = 8, log = () => {} } = {}) {
+/** Runs both backends; options: checkout calls and warmup, webhook events, warm-up events and concurrency, log. */
+export async function runCommerceBench({
+  calls = 100,
+  warmup = 10,
+  events = 800,
+  eventWarmup = 50,
+  concurrency = 8,
+  log = () => {},
+} = {}) {
   return forEachBackend({ seed: false }, async (backend, stack) => {
     log(`  ${backend}: ${warmup} + ${calls} checkouts…`);
     const checkout = await checkoutLatency(stack, { calls, warmup });
-    log(`  ${backend}: ${events} webhook events, ${concurrency} in flight…`);
-    const webhook = await webhookThroughput(stack, { events, concurrency });
+    log(`  ${backend}: ${eventWarmup} + ${events} webhook events, ${concurrency} in flight…`);
+    const webhook = await webhookThroughput(stack, { events, concurrency, warmup: eventWarmup });
     return { backend, checkout, webhook };
   });
 }
