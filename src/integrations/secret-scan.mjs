@@ -16,7 +16,8 @@ const PATTERNS = [
 ];
 const JWT = /\beyJ[0-9A-Za-z_-]{5,}\.eyJ[0-9A-Za-z_-]{5,}\.[0-9A-Za-z_-]{10,}/g;
 
-const claimsOf = (token) => {
+/** The claims of a JWT (its middle part, base64url JSON), or null when that is not readable. */
+export const claimsOf = (token) => {
   try {
     return JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString("utf8"));
   } catch {

@@ -7,6 +7,8 @@
  * (https, not this machine) and its public key, so a forgotten variable cannot ship a site that
  * talks to localhost.
  */
+import { claimsOf } from "../integrations/secret-scan.mjs";
+
 export const LOCAL_SUPABASE_URL = "http://localhost:4321";
 
 /** The local stack's anon key (local/jwt.ts), public like the Supabase CLI's demo keys. */
@@ -26,10 +28,11 @@ export function publicSupabaseUrl(value: string | undefined, { production = fals
     throw new Error("PUBLIC_SUPABASE_URL must be set for a production build (https://<project-ref>.supabase.co)");
   }
   const url = given || LOCAL_SUPABASE_URL;
-  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+  const parsed = URL.parse(url);
+  if (!parsed || !/^https?:$/.test(parsed.protocol)) {
     throw new Error(`PUBLIC_SUPABASE_URL must be the project's http(s) URL, not "${url}"`);
   }
-  if (production && (new URL(url).protocol !== "https:" || LOOPBACK.test(new URL(url).hostname))) {
+  if (production && (parsed.protocol !== "https:" || LOOPBACK.test(parsed.hostname))) {
     throw new Error(`PUBLIC_SUPABASE_URL must be the hosted project's https URL in a production build, not "${url}"`);
   }
   return url;
@@ -37,14 +40,9 @@ export function publicSupabaseUrl(value: string | undefined, { production = fals
 
 /** The `role` claim of a JWT, or undefined when `token` is not one. */
 function jwtRole(token: string): string | undefined {
-  const payload = token.split(".")[1];
-  if (token.split(".").length !== 3 || !payload) return undefined;
-  try {
-    const claims = JSON.parse(atob(payload.replace(/-/g, "+").replace(/_/g, "/"))) as { role?: unknown };
-    return typeof claims.role === "string" ? claims.role : undefined;
-  } catch {
-    return undefined;
-  }
+  if (token.split(".").length !== 3) return undefined;
+  const role = (claimsOf(token) as { role?: unknown } | null)?.role;
+  return typeof role === "string" ? role : undefined;
 }
 
 /** A publishable key as Supabase issues them: `sb_publishable_` and a random part. */
