@@ -23,7 +23,7 @@ export interface Mailer {
   list(): Mail[];
   /** Resolves once every message sent so far is in the data folder. */
   flush(): Promise<void>;
-  /** Flushes, then lets go of the data folder's file. */
+  /** Writes what is still queued, then lets go of the data folder's file. */
   close(): Promise<void>;
 }
 
@@ -93,10 +93,9 @@ export function createMailer(dataDir?: string): Mailer {
     },
     flush: drained,
     async close() {
-      await drained();
-      if (!file || file.writableEnded) return;
-      const closing = file;
-      await new Promise<void>((resolve) => closing.end(() => resolve()));
+      // end() writes what is still queued before the file closes.
+      const open = file && !file.destroyed && !file.writableEnded ? file : undefined;
+      if (open) await new Promise<void>((resolve) => open.end(() => resolve()));
     },
   };
 }
