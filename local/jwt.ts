@@ -40,12 +40,15 @@ export type Verified = { ok: true; claims: Claims } | { ok: false; reason: "malf
 const b64url = (data: Buffer | string) => Buffer.from(data).toString("base64url");
 const json64 = (value: unknown) => b64url(JSON.stringify(value));
 
+/** An HS256 token of `claims` signed with `secret`; `header` adds to `alg` (the CLI's keys carry `typ`). */
+function hs256(claims: Record<string, unknown>, secret: string, header: Record<string, unknown>): string {
+  const signed = `${json64({ alg: "HS256", ...header })}.${json64(claims)}`;
+  return `${signed}.${createHmac("sha256", secret).update(signed).digest("base64url")}`;
+}
+
 /** An API key as the Supabase CLI makes them: HS256, issuer supabase-demo, valid for ten years from 2026. */
 export function apiKey(role: "anon" | "service_role", secret = LOCAL_JWT_SECRET): string {
-  const header = json64({ alg: "HS256", typ: "JWT" });
-  const payload = json64({ iss: "supabase-demo", role, iat: 1_790_000_000, exp: 2_105_000_000 });
-  const signature = createHmac("sha256", secret).update(`${header}.${payload}`).digest("base64url");
-  return `${header}.${payload}.${signature}`;
+  return hs256({ iss: "supabase-demo", role, iat: 1_790_000_000, exp: 2_105_000_000 }, secret, { typ: "JWT" });
 }
 
 export interface Signer {
@@ -56,10 +59,16 @@ export interface Signer {
   /** Signs user claims with ES256. */
   sign(claims: Record<string, unknown>): string;
   /**
+   * Signs claims with HS256 and the project's JWT secret, as Storage signs its URLs (jose's
+   * SignJWT: the header is `{"alg":"HS256"}` plus `header`).
+   */
+  signWithSecret(claims: Record<string, unknown>, header?: Record<string, unknown>): string;
+  /**
    * Checks the signature, the role and the expiry. `leeway` is the clock skew a service allows
    * past `exp`: PostgREST allows 30 seconds; Supabase Auth, Storage and the functions gateway none.
+   * `role: false` accepts claims without a role (Storage's signed-URL tokens carry none).
    */
-  verify(token: string, options?: { leeway?: number; now?: number }): Verified;
+  verify(token: string, options?: { leeway?: number; now?: number; role?: boolean }): Verified;
   /** The public keys, as `/auth/v1/.well-known/jwks.json` answers them. */
   jwks(): { keys: JsonWebKey[] };
 }
@@ -89,7 +98,8 @@ export function createSigner(options: { dataDir?: string; secret?: string } = {}
       });
       return `${header}.${payload}.${b64url(signature)}`;
     },
-    verify(token, { leeway = 0, now = Math.floor(Date.now() / 1000) } = {}) {
+    signWithSecret: (claims, header = {}) => hs256(claims, secret, header),
+    verify(token, { leeway = 0, now = Math.floor(Date.now() / 1000), role = true } = {}) {
       const parts = token.split(".");
       if (parts.length !== 3) return { ok: false, reason: "malformed" };
       const [h, p, s] = parts as [string, string, string];
@@ -112,7 +122,7 @@ export function createSigner(options: { dataDir?: string; secret?: string } = {}
         valid = verify("sha256", data, { key: publicKey, dsaEncoding: "ieee-p1363" }, signature);
       }
       if (!valid) return { ok: false, reason: "signature" };
-      if (!ROLES.includes(claims.role)) return { ok: false, reason: "malformed" };
+      if (role && !ROLES.includes(claims.role)) return { ok: false, reason: "malformed" };
       // Expired once the clock is past exp (plus the leeway), as GoTrue and PostgREST compare.
       if (typeof claims.exp === "number" && now > claims.exp + leeway) return { ok: false, reason: "expired" };
       return { ok: true, claims };

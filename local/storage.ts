@@ -1,7 +1,8 @@
 /**
  * `/storage/v1`: the part of Supabase Storage the product calls, as storage-js sends it: upload
  * (POST; `x-upsert: true` replaces) and update (PUT, which Storage treats as an upsert) of one
- * object, public download, and listing. An upload takes storage-api's steps in its order
+ * object, public download, listing, signed URLs (`createSignedUrl`, `createSignedUrls`) and the
+ * downloads through them, and `remove`. An upload takes storage-api's steps in its order
  * (storage-api's src/storage/object.ts `uploadFromRequest` and src/storage/uploader.ts):
  *  1. the bucket, read with the stack's own connection (NoSuchBucket);
  *  2. the file, as `fileUploadFromRequest` takes it: its content type against the bucket's
@@ -18,15 +19,27 @@
  *     bytes moved to `<data>/storage/<bucket>/<name>` (memory without a data folder) in the same
  *     transaction.
  * A refused or failed upload leaves neither row nor bytes.
- * Errors are Storage's (storage-api's src/internal/errors/codes.ts): HTTP 400 for every refusal (500 for its own
- * faults), the meaningful status in the body, `{ statusCode: "403", code, error, message }`;
- * storage-js reads both. Dev and test only: production is Supabase Storage.
+ * Signing a URL (src/storage/object.ts `signObjectUrl`, `signObjectUrls`) looks the object up AS
+ * THE CALLER, so the bucket's select policies decide (what the caller cannot see, a missing
+ * object and a missing bucket are all NoSuchKey), then signs `{ url: "<bucket>/<name>", scope:
+ * "download", iat, exp }` with the project's JWT secret (HS256, the stack's signer). A signed URL
+ * needs no API key: its token must verify (InvalidJWT, with jose's message) and name this very
+ * object for download (`verifyObjectSignature`: InvalidSignature), and the object is then served
+ * as a public one is, read with the stack's own connection, with `Expires` at the token's expiry.
+ * `remove` (`deleteObjects`) deletes, as the caller, what its delete policies let it (RETURNING *:
+ * its select policies too), at most 1000 names, and the deleted objects' bytes with them.
+ * A JSON body is parsed and checked against the route's schema as Fastify does (its messages),
+ * before the caller's JWT, which storage-api checks in a preHandler.
+ * Errors are Storage's (storage-api's src/internal/errors/codes.ts): HTTP 400 for every refusal
+ * (500 for its own faults), the meaningful status in the body, `{ statusCode: "403", error,
+ * message }` as the routes' `errorSchema` serializes it; storage-js reads both. Dev and test
+ * only: production is Supabase Storage.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { mkdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { dirname, join, sep } from "node:path";
 import { asRole, type Database, type Sql } from "./db.ts";
-import { type Context, gateway, type Handler, json, readBody, requestClaims } from "./http.ts";
+import { BodyTooLarge, type Context, gateway, type Handler, json, readBody, requestClaims } from "./http.ts";
 import type { Claims } from "./jwt.ts";
 
 interface Bucket {
@@ -67,9 +80,21 @@ interface Upload {
   upsert: boolean;
 }
 
-/** Storage's error answer: the real status goes in the body, the HTTP status is 400 (or 500). */
-function storageError(statusCode: number, code: string, error: string, message: string): Response {
-  return json({ statusCode: String(statusCode), code, error, message }, statusCode === 500 ? 500 : 400);
+/**
+ * Storage's error answer: the real status goes in the body, the HTTP status is 400 (or 500). Every
+ * object route declares storage-api's `errorSchema` (src/http/schemas/error.ts: statusCode, error,
+ * message) for its 4xx answers and Fastify serializes them with it, so `code` reaches the client
+ * only in a 500 answer.
+ */
+function storageError(
+  statusCode: number,
+  code: string,
+  error: string,
+  message: string,
+  status = statusCode === 500 ? 500 : 400,
+): Response {
+  const body = { statusCode: String(statusCode), error, message };
+  return json(status >= 500 ? { statusCode: body.statusCode, code, error, message } : body, status);
 }
 
 /** storage-api's errors (src/internal/errors/codes.ts) as its error handler renders them. */
@@ -77,6 +102,7 @@ const ERRORS = {
   noSuchBucket: () => storageError(404, "NoSuchBucket", "Bucket not found", "Bucket not found"),
   noSuchKey: () => storageError(404, "NoSuchKey", "not_found", "Object not found"),
   invalidKey: (name: string) => storageError(400, "InvalidKey", "InvalidKey", `Invalid key: ${name}`),
+  invalidBucketName: () => storageError(400, "InvalidBucketName", "Invalid Input", "Bucket name invalid"),
   accessDenied: (message: string) => storageError(403, "AccessDenied", "Unauthorized", message),
   /** A plain upload onto an existing object (`createObject`). */
   keyAlreadyExists: () => storageError(409, "KeyAlreadyExists", "Duplicate", "The resource already exists"),
@@ -90,6 +116,20 @@ const ERRORS = {
     storageError(415, "InvalidMimeType", "invalid_mime_type", `mime type ${mimetype} is not supported`),
   noContent: (message = "No content provided") => storageError(400, "InvalidRequest", "InvalidRequest", message),
   invalidRequest: (message: string) => storageError(400, "InvalidRequest", "InvalidRequest", message),
+  invalidParameter: (name: string) =>
+    storageError(400, "InvalidParameter", "InvalidParameter", `Invalid Parameter ${name}`),
+  /** A signed URL's token that does not verify (`InvalidJWT`, with jose's message). */
+  invalidJwt: (message: string) => storageError(400, "InvalidJWT", "InvalidJWT", message),
+  invalidSignature: (message = "Invalid signature") =>
+    storageError(400, "InvalidSignature", "InvalidSignature", message),
+  /**
+   * A request the route's schema refuses: Fastify's validation error (`FST_ERR_VALIDATION`, an
+   * `Error` whose message is ajv's first error as `body/<field> <message>`), as the error handler
+   * renders a Fastify error: `error` is its name.
+   */
+  invalidSchema: (message: string) => storageError(400, "InvalidRequest", "Error", message),
+  /** Fastify's own refusals of a body (`FST_ERR_CTP_*`), with their status. */
+  badBody: (status: number, message: string) => storageError(status, "InvalidRequest", "FastifyError", message, status),
   databaseError: (code: string) => storageError(500, "DatabaseError", "DatabaseError", `database error, code: ${code}`),
   internal: () => storageError(500, "InternalError", "InternalError", "Internal server error"),
 };
@@ -113,33 +153,55 @@ const JWT_MESSAGES = {
 /** The largest listing request read: a few options. */
 const LIST_BODY_LIMIT = 64 * 1024;
 
+/** Fastify's default `bodyLimit`, which storage-api keeps for its JSON bodies. */
+const JSON_BODY_LIMIT = 1024 * 1024;
+
+type Route = (request: Request, context: Context, parts: string[]) => Promise<Response>;
+
+/**
+ * The routes behind the gateway's key check, as storage-api's router picks them: a static
+ * segment (`sign`, `list`) before a bucket name. Each checks the caller's JWT itself, at the point
+ * storage-api's `jwt` plugin does (a preHandler: after the body is parsed and validated).
+ */
+const ROUTES: [method: string, path: RegExp, route: Route][] = [
+  ["POST", /^\/object\/sign\/([^/]+)\/(.*)$/, signUrl],
+  ["POST", /^\/object\/sign\/([^/]+)$/, signUrls],
+  ["POST", /^\/object\/list\/([^/]+)$/, (request, context, [bucket]) => list(bucket!, request, context)],
+  ["DELETE", /^\/object\/([^/]+)$/, removeObjects],
+  ["POST", /^\/object\/(.+)$/, (request, context, [rest]) => upload(rest!, request, context)],
+  ["PUT", /^\/object\/(.+)$/, (request, context, [rest]) => upload(rest!, request, context)],
+];
+
 export const handleStorage: Handler = async (request, context) => {
   const path = new URL(request.url).pathname.slice("/storage/v1".length);
   const { method } = request;
   try {
+    // The platform's gateway lets public and signed object URLs through without a key.
     const publicObject = /^\/object\/public\/(.*)$/.exec(path);
-    if (publicObject && (method === "GET" || method === "HEAD")) return await download(publicObject[1]!, context);
-
-    const listing = /^\/object\/list\/([^/]+)$/.exec(path);
-    const object = /^\/object\/(.+)$/.exec(path);
-    if (!(listing && method === "POST") && !(object && (method === "POST" || method === "PUT"))) {
-      return json({ statusCode: 404, error: "Not Found", message: `Route ${method}:${path} not found` }, 404);
+    if (publicObject && (method === "GET" || method === "HEAD")) {
+      return await download(publicObject[1]!, request, context);
     }
-    const claims = caller(request, context);
-    if (claims instanceof Response) return claims;
-    return listing
-      ? await list(listing[1]!, request, context, claims)
-      : await upload(object![1]!, request, context, claims);
+    const signedObject = /^\/object\/sign\/([^/]+)\/(.*)$/.exec(path);
+    if (signedObject && (method === "GET" || method === "HEAD")) {
+      return await signedDownload(signedObject[1]!, signedObject[2]!, request, context);
+    }
+
+    for (const [routeMethod, pattern, route] of ROUTES) {
+      const match = method === routeMethod ? pattern.exec(path) : null;
+      if (!match) continue;
+      const key = gateway(request, context);
+      if (key instanceof Response) return key;
+      return await route(request, context, match.slice(1));
+    }
+    return json({ statusCode: 404, error: "Not Found", message: `Route ${method}:${path} not found` }, 404);
   } catch (error) {
     console.error(error);
     return ERRORS.internal();
   }
 };
 
-/** The gateway's key check, then the caller's JWT (or the key's role), as Storage verifies it. */
+/** The caller's JWT (or the API key's role), as Storage's `jwt` plugin verifies it. */
 function caller(request: Request, context: Context): Claims | Response {
-  const key = gateway(request, context);
-  if (key instanceof Response) return key;
   const verified = requestClaims(request, context);
   return verified.ok ? verified.claims : ERRORS.accessDenied(JWT_MESSAGES[verified.reason]);
 }
@@ -164,6 +226,9 @@ function target(rest: string): { bucket: string; name: string } | undefined {
 /** storage-api's `isValidKey` (src/storage/limits.ts): S3's safe characters and a few more, ASCII only. */
 const VALID_KEY = /^[A-Za-z0-9_/!.*'() &$=@;:+,?-]+$/;
 
+/** storage-api's `isValidBucketName` (src/storage/limits.ts): the same without `/`, at most 100 characters. */
+const VALID_BUCKET = /^[A-Za-z0-9_!.*'() &$=@;:+,?-]{1,100}$/;
+
 /**
  * Object names Storage accepts (`isValidKey`). Stricter here because names become paths on disk:
  * at most 1024 bytes (S3's limit), and no empty, `.` or `..` segment, so no leading, trailing or
@@ -182,7 +247,9 @@ function validName(name: string): boolean {
  * and dropped afterwards, as Node does with a body nobody read (`req._dump()`), so that the
  * client's connection stays usable.
  */
-async function upload(rest: string, request: Request, context: Context, claims: Claims): Promise<Response> {
+async function upload(rest: string, request: Request, context: Context): Promise<Response> {
+  const claims = caller(request, context);
+  if (claims instanceof Response) return claims;
   const body = new BodyReader(request.body);
   try {
     return await uploadFrom(body, rest, request, context, claims);
@@ -656,10 +723,10 @@ class BodyReader {
 }
 
 /**
- * A public bucket's object, read with the stack's own connection as Storage serves public
- * objects (no policy applies), with the type, cache policy and entity tag stored at upload.
+ * A public bucket's object (storage-api's getPublicObject route), read with the stack's own
+ * connection as Storage serves public objects (no policy applies).
  */
-async function download(rest: string, context: Context): Promise<Response> {
+async function download(rest: string, request: Request, context: Context): Promise<Response> {
   const where = target(rest);
   if (!where) return ERRORS.noSuchBucket();
   const { rows: buckets } = await context.db.query("select id from storage.buckets where id = $1 and public", [
@@ -667,30 +734,391 @@ async function download(rest: string, context: Context): Promise<Response> {
   ]);
   if (!buckets[0]) return ERRORS.noSuchBucket();
   if (!validName(where.name)) return ERRORS.noSuchKey();
-  const { rows } = await context.db.query<{ metadata: Partial<ObjectMetadata> | null }>(
-    "select metadata from storage.objects where bucket_id = $1 and name = $2",
-    [where.bucket, where.name],
+  const object = await findObject(context.db, where.bucket, where.name);
+  if (!object) return ERRORS.noSuchKey();
+  return render(context, where, object, { download: new URL(request.url).searchParams.get("download") ?? undefined });
+}
+
+/** storage-api's `findObject` (src/storage/database/pg.ts): the row by name and bucket, as `db` may see it. */
+async function findObject(db: Sql, bucket: string, name: string): Promise<StoredObject | undefined> {
+  const { rows } = await db.query<StoredObject>(
+    "select id, metadata from storage.objects where name = $1 and bucket_id = $2 limit 1",
+    [name, bucket],
   );
-  if (!rows[0]) return ERRORS.noSuchKey();
-  const bytes = await objectStore(context).read(`${where.bucket}/${where.name}`);
+  return rows[0];
+}
+
+interface StoredObject {
+  id: string;
+  metadata: Partial<ObjectMetadata> | null;
+}
+
+/**
+ * storage-api's asset renderer (src/storage/renderer/renderer.ts `render`, `setHeaders`): the
+ * bytes with the type, length, entity tag and date stored at upload, `X-Robots-Tag: none`; the
+ * stored cache policy, or `Expires` instead for a signed URL; `download` makes an attachment
+ * (`handleDownload`: `attachment;` when empty, else the name percent-encoded as both `filename`
+ * and `filename*`).
+ */
+async function render(
+  context: Context,
+  where: { bucket: string; name: string },
+  object: StoredObject,
+  options: { download?: string; expires?: string },
+): Promise<Response> {
+  // A name that is no path on disk has no file here (storage-api would ask its backend).
+  const bytes = validName(where.name) ? await objectStore(context).read(`${where.bucket}/${where.name}`) : undefined;
   if (!bytes) {
     // A row without its file: Storage answers the backend's 404 this way.
     return json({ error: "Not found", message: "The resource was not found", statusCode: "404" }, 400, {
       "cache-control": "no-store",
     });
   }
-  const metadata = rows[0].metadata ?? {};
+  const metadata = object.metadata ?? {};
   const mimetype = metadata.mimetype ?? "application/octet-stream";
   const headers: Record<string, string> = {
     // Storage never serves HTML from a bucket as HTML.
     "content-type": mimetype.includes("text/html") ? "text/plain" : mimetype,
     "content-length": String(bytes.byteLength),
-    "cache-control": metadata.cacheControl ?? "no-cache",
     "x-content-type-options": "nosniff",
+    "x-robots-tag": "none",
   };
   if (metadata.eTag) headers.etag = metadata.eTag;
   if (metadata.lastModified) headers["last-modified"] = new Date(metadata.lastModified).toUTCString();
+  if (options.expires) headers.expires = options.expires;
+  else headers["cache-control"] = metadata.cacheControl ?? "no-cache";
+  if (options.download !== undefined) {
+    const file = encodeURIComponent(options.download);
+    headers["content-disposition"] =
+      options.download === "" ? "attachment;" : `attachment; filename=${file}; filename*=UTF-8''${file}`;
+  }
   return new Response(bytes as BodyInit, { headers });
+}
+
+/** The claim a signed URL's token carries for reading (src/internal/auth/jwt.ts `SIGNED_URL_SCOPE_DOWNLOAD`). */
+const DOWNLOAD_SCOPE = "download";
+
+/**
+ * A signed URL's object: storage-api's getSignedObject route and `verifyObjectSignature`
+ * (src/storage/object.ts). The bucket name is checked, then the token: it must verify with the
+ * project's keys (`verifyJWT`; else InvalidJWT with jose's message, expired from its `exp` second
+ * on), be scoped for download (or be an unscoped token without `upsert`, as tokens were before
+ * scopes), and name this very `<bucket>/<name>` (else InvalidSignature). The object is then read
+ * with the stack's own connection (`asSuperUser`), whatever the bucket's policies, and rendered
+ * with `Expires` at the token's expiry. No API key is needed.
+ */
+async function signedDownload(
+  rawBucket: string,
+  rawName: string,
+  request: Request,
+  context: Context,
+): Promise<Response> {
+  const query = new URL(request.url).searchParams;
+  const [token, ...moreTokens] = query.getAll("token");
+  const [download, ...moreDownloads] = query.getAll("download");
+  // The route's querystring schema: token required; each a single string.
+  if (token === undefined) return ERRORS.invalidSchema("querystring must have required property 'token'");
+  if (moreDownloads.length) return ERRORS.invalidSchema("querystring/download must be string");
+  if (moreTokens.length) return ERRORS.invalidSchema("querystring/token must be string");
+  const where = target(`${rawBucket}/${rawName}`);
+  if (!where) return ERRORS.invalidKey(rawName);
+  if (!VALID_BUCKET.test(where.bucket)) return ERRORS.invalidBucketName();
+
+  // jose counts a token expired from its `exp` second on: a leeway of -1 second.
+  const verified = context.signer.verify(token, { role: false, leeway: -1 });
+  if (!verified.ok) return ERRORS.invalidJwt(JWT_MESSAGES[verified.reason]);
+  const claims = verified.claims;
+  const scoped = claims.scope === DOWNLOAD_SCOPE || (claims.scope === undefined && !("upsert" in claims));
+  if (!scoped) return ERRORS.invalidSignature(`Token is not scoped for ${DOWNLOAD_SCOPE}`);
+  if (claims.url !== `${where.bucket}/${where.name}`) return ERRORS.invalidSignature();
+
+  if (!VALID_KEY.test(where.name)) return ERRORS.invalidKey(where.name);
+  const object = await findObject(context.db, where.bucket, where.name);
+  if (!object) return ERRORS.noSuchKey();
+  const expires = new Date(Number(claims.exp) * 1000).toUTCString();
+  return render(context, where, object, { download, expires });
+}
+
+/**
+ * storage-api's `assertValidNumericJWTExpiration` (src/internal/auth/jwt.ts): whole seconds from
+ * 1 up to what keeps the expiry a safe integer in milliseconds.
+ */
+function validExpiry(expiresIn: number, now = Date.now()): boolean {
+  if (!Number.isFinite(expiresIn)) return false;
+  const seconds = Math.floor(expiresIn);
+  const max = Math.max(0, Math.floor(Number.MAX_SAFE_INTEGER / 1000) - Math.floor(now / 1000));
+  return Number.isSafeInteger(seconds) && seconds >= 1 && seconds <= max;
+}
+
+/**
+ * A download token as storage-api's `signJWT` makes it with the project's `urlSigningKey` (its JWT
+ * secret): jose's SignJWT, HS256, `{ url, scope, iat, exp }`, expiring `expiresIn` seconds from now.
+ */
+function downloadToken(context: Context, url: string, expiresIn: number): string {
+  const iat = Math.floor(Date.now() / 1000);
+  return context.signer.signWithSecret({ url, scope: DOWNLOAD_SCOPE, iat, exp: iat + Math.floor(expiresIn) });
+}
+
+/** The route's body schema for `createSignedUrl` (getSignedURL.ts). */
+const SIGN_BODY: Schema = {
+  type: "object",
+  required: ["expiresIn"],
+  properties: { expiresIn: { type: "integer", minimum: 1 }, transform: { type: "object" } },
+};
+
+/** The route's body schema for `createSignedUrls` (getSignedURLs.ts; `MAX_OBJECTS_PER_REQUEST`). */
+const SIGN_MANY_BODY: Schema = {
+  type: "object",
+  required: ["expiresIn", "paths"],
+  properties: {
+    expiresIn: { type: "integer", minimum: 1 },
+    paths: { type: "array", items: { type: "string" }, minItems: 1, maxItems: 1000 },
+  },
+};
+
+/** The route's body schema for `remove` (deleteObjects.ts). */
+const DELETE_BODY: Schema = {
+  type: "object",
+  required: ["prefixes"],
+  properties: { prefixes: { type: "array", items: { type: "string" }, minItems: 1 } },
+};
+
+/** The most objects one `remove` may name, as the platform caps it (`enforceDeleteObjectsLimit`). */
+const DELETE_LIMIT = 1000;
+
+/** storage-api deletes in batches of half an S3 delete (`MAX_OBJECTS_PER_DELETE_BATCH`), one transaction each. */
+const DELETE_BATCH = 500;
+
+/**
+ * `createSignedUrl`: storage-api's getSignedURL route and `signObjectUrl`. After the body's
+ * schema and the caller's JWT: `expiresIn` (`assertValidNumericJWTExpiration`: InvalidParameter),
+ * the bucket name (InvalidBucketName), the object name (`mustBeValidKey`: InvalidKey), then the
+ * object looked up AS THE CALLER (`findObject`: the bucket's select policies decide; a missing
+ * bucket, a missing object and an unreadable one are all NoSuchKey). The token's `url` is the
+ * request's path after `/object/sign/`, `decodeURI`d as storage-api takes it from `request.url`.
+ * A transformation is not applied (image transformations are off, as on the Free plan).
+ */
+async function signUrl(request: Request, context: Context, [rawBucket, rawName]: string[]): Promise<Response> {
+  const body = await jsonBody(request, SIGN_BODY);
+  if (body instanceof Response) return body;
+  const claims = caller(request, context);
+  if (claims instanceof Response) return claims;
+  const { expiresIn } = body as { expiresIn: number };
+  if (!validExpiry(expiresIn)) return ERRORS.invalidParameter("expiresIn");
+  const raw = `${rawBucket}/${rawName}`;
+  const where = target(raw);
+  if (!where) return ERRORS.invalidKey(raw);
+  // What target() decodes, decodeURI does too (it only leaves reserved characters escaped).
+  const url = decodeURI(raw);
+  if (!VALID_BUCKET.test(where.bucket)) return ERRORS.invalidBucketName();
+  if (!VALID_KEY.test(where.name)) return ERRORS.invalidKey(where.name);
+  const object = await asRole(context.db, claims, (tx) => findObject(tx, where.bucket, where.name));
+  if (!object) return ERRORS.noSuchKey();
+  return json({ signedURL: `/object/sign/${url}?token=${downloadToken(context, url, expiresIn)}` });
+}
+
+/**
+ * `createSignedUrls`: storage-api's getSignedURLs route and `signObjectUrls`. The paths are looked
+ * up AS THE CALLER by exact name (`findObjects`, no name check, no bucket check), and each answers
+ * `{ error, path, signedURL }`: a URL for the ones the caller can see, storage-api's message for
+ * the rest.
+ */
+async function signUrls(request: Request, context: Context, [rawBucket]: string[]): Promise<Response> {
+  const body = await jsonBody(request, SIGN_MANY_BODY);
+  if (body instanceof Response) return body;
+  const claims = caller(request, context);
+  if (claims instanceof Response) return claims;
+  const { expiresIn, paths } = body as { expiresIn: number; paths: string[] };
+  if (!validExpiry(expiresIn)) return ERRORS.invalidParameter("expiresIn");
+  const bucket = decode(rawBucket!);
+  if (bucket === undefined || !VALID_BUCKET.test(bucket)) return ERRORS.invalidBucketName();
+  const { rows } = await asRole(context.db, claims, (tx) =>
+    tx.query<{ name: string }>("select name from storage.objects where bucket_id = $1 and name = any($2::text[])", [
+      bucket,
+      paths,
+    ]),
+  );
+  const visible = new Set(rows.map((row) => row.name));
+  return json(
+    paths.map((path) =>
+      visible.has(path)
+        ? {
+            error: null,
+            path,
+            signedURL: `/object/sign/${bucket}/${path}?token=${downloadToken(context, `${bucket}/${path}`, expiresIn)}`,
+          }
+        : { error: "Either the object does not exist or you do not have access to it", path, signedURL: null },
+    ),
+  );
+}
+
+/**
+ * `remove`: storage-api's deleteObjects route and `deleteObjects` (src/storage/object.ts). At most
+ * 1000 names (InvalidRequest), then, 500 at a time, one transaction AS THE CALLER:
+ * `DELETE … WHERE bucket_id = $1 AND name = ANY($2) RETURNING *` (so the delete policies decide,
+ * and the select policies too, RETURNING and WHERE reading the rows), with
+ * `storage.allow_delete_query` set as storage-api's `setScope` sets it; the deleted rows' bytes
+ * are removed before it commits. Answers the deleted rows as `objectSchema` serializes them; a
+ * name nobody may delete, or that is no object, is left out without an error.
+ */
+async function removeObjects(request: Request, context: Context, [rawBucket]: string[]): Promise<Response> {
+  const body = await jsonBody(request, DELETE_BODY);
+  if (body instanceof Response) return body;
+  const claims = caller(request, context);
+  if (claims instanceof Response) return claims;
+  const { prefixes } = body as { prefixes: string[] };
+  if (prefixes.length > DELETE_LIMIT) {
+    return ERRORS.invalidRequest(`Bulk object requests are limited to ${DELETE_LIMIT} objects per request.`);
+  }
+  const bucket = decode(rawBucket!);
+  if (bucket === undefined || !VALID_BUCKET.test(bucket)) return ERRORS.invalidBucketName();
+  const deleted: Record<string, unknown>[] = [];
+  try {
+    for (let start = 0; start < prefixes.length; start += DELETE_BATCH) {
+      const batch = prefixes.slice(start, start + DELETE_BATCH);
+      await asRole(
+        context.db,
+        claims,
+        async (tx) => {
+          const { rows } = await tx.query<Record<string, unknown> & { name: string }>(
+            "delete from storage.objects where bucket_id = $1 and name = any($2::text[]) returning *",
+            [bucket, batch],
+          );
+          await objectStore(context).remove(
+            bucket,
+            rows.map((row) => row.name),
+          );
+          deleted.push(...rows);
+        },
+        { "storage.allow_delete_query": "true" },
+      );
+    }
+  } catch (error) {
+    return refusal(error, bucket);
+  }
+  return json(deleted.map(objectJson));
+}
+
+/**
+ * A row as storage-api's `objectSchema` (src/storage/schemas/object.ts) serializes it: these
+ * columns in this order, no others; a null in a plain string column (owner, version…) becomes "".
+ */
+function objectJson(row: Record<string, unknown>): Record<string, unknown> {
+  const text = (value: unknown) => (value === null ? "" : value);
+  return {
+    name: text(row.name),
+    bucket_id: text(row.bucket_id),
+    owner: text(row.owner),
+    owner_id: text(row.owner_id),
+    version: text(row.version),
+    id: row.id,
+    updated_at: row.updated_at,
+    created_at: row.created_at,
+    last_accessed_at: row.last_accessed_at,
+    metadata: row.metadata,
+    user_metadata: row.user_metadata,
+  };
+}
+
+/** The part of JSON Schema the routes' bodies use. */
+type Schema =
+  | { type: "object"; required?: string[]; properties?: Record<string, Schema> }
+  | { type: "integer"; minimum?: number }
+  | { type: "string" }
+  | { type: "array"; items: Schema; minItems?: number; maxItems?: number };
+
+/** What ajv makes of a value for a type under `coerceTypes: "array"`; NONE when it cannot. */
+const NONE = Symbol("none");
+
+function coerce(type: Schema["type"], value: unknown): unknown {
+  if (type === "object") return typeof value === "object" && value !== null && !Array.isArray(value) ? value : NONE;
+  if (type === "array") {
+    if (Array.isArray(value)) return value;
+    return ["string", "number", "boolean"].includes(typeof value) || value === null ? [value] : NONE;
+  }
+  // A one-item array stands for its item.
+  if (Array.isArray(value) && value.length === 1) value = value[0];
+  if (type === "string") {
+    if (typeof value === "string") return value;
+    if (typeof value === "number" || typeof value === "boolean") return String(value);
+    return value === null ? "" : NONE;
+  }
+  if (typeof value === "number") return Number.isInteger(value) ? value : NONE;
+  if (typeof value === "boolean" || value === null) return Number(value);
+  const number = Number(value);
+  return typeof value === "string" && value !== "" && !Number.isNaN(number) && !(number % 1) ? number : NONE;
+}
+
+/**
+ * Checks `value` against `schema` as Fastify's ajv does (coerceTypes "array", first error only:
+ * the type, then `required` in order, then each property in the schema's order; an array's
+ * length before its items), answering the coerced value or ajv's message as Fastify words it.
+ */
+function check(schema: Schema, value: unknown, path: string): { value: unknown } | { error: string } {
+  const coerced = coerce(schema.type, value);
+  if (coerced === NONE) return { error: `${path} must be ${schema.type}` };
+  if (schema.type === "integer") {
+    const minimum = schema.minimum ?? -Infinity;
+    return (coerced as number) < minimum ? { error: `${path} must be >= ${minimum}` } : { value: coerced };
+  }
+  if (schema.type === "array") {
+    const items = coerced as unknown[];
+    if (schema.maxItems !== undefined && items.length > schema.maxItems) {
+      return { error: `${path} must NOT have more than ${schema.maxItems} items` };
+    }
+    if (schema.minItems !== undefined && items.length < schema.minItems) {
+      return { error: `${path} must NOT have fewer than ${schema.minItems} items` };
+    }
+    const checked: unknown[] = [];
+    for (const [index, item] of items.entries()) {
+      const result = check(schema.items, item, `${path}/${index}`);
+      if ("error" in result) return result;
+      checked.push(result.value);
+    }
+    return { value: checked };
+  }
+  if (schema.type === "object") {
+    const object = { ...(coerced as Record<string, unknown>) };
+    const missing = schema.required?.find((name) => object[name] === undefined);
+    if (missing !== undefined) return { error: `${path} must have required property '${missing}'` };
+    for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      if (object[name] === undefined) continue;
+      const result = check(property, object[name], `${path}/${name}`);
+      if ("error" in result) return result;
+      object[name] = result.value;
+    }
+    return { value: object };
+  }
+  return { value: coerced };
+}
+
+/**
+ * A route's JSON body as Fastify takes it, then checked against the route's schema: parsed when
+ * the content type is application/json (an empty or broken body is Fastify's 400, more than its
+ * 1 MiB `bodyLimit` its 413), no body otherwise.
+ */
+async function jsonBody(request: Request, schema: Schema): Promise<unknown> {
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBody(request, JSON_BODY_LIMIT);
+  } catch (error) {
+    if (error instanceof BodyTooLarge) return ERRORS.badBody(413, "Request body is too large");
+    throw error;
+  }
+  let body: unknown = null;
+  if (type === "application/json") {
+    if (bytes.byteLength === 0) {
+      return ERRORS.badBody(400, "Body cannot be empty when content-type is set to 'application/json'");
+    }
+    try {
+      body = JSON.parse(new TextDecoder().decode(bytes));
+    } catch {
+      return ERRORS.badBody(400, "Body is not valid JSON but content-type is set to 'application/json'");
+    }
+  }
+  const checked = check(schema, body, "body");
+  return "error" in checked ? ERRORS.invalidSchema(checked.error) : checked.value;
 }
 
 interface ListEntry {
@@ -707,7 +1135,9 @@ interface ListEntry {
  * select policy lets them see (run as the caller), by name; `limit` (default 100) and `offset`.
  * Sorting by another column and `search` are not offered.
  */
-async function list(rawBucket: string, request: Request, context: Context, claims: Claims): Promise<Response> {
+async function list(rawBucket: string, request: Request, context: Context): Promise<Response> {
+  const claims = caller(request, context);
+  if (claims instanceof Response) return claims;
   let options: { prefix?: unknown; limit?: unknown; offset?: unknown };
   try {
     options = JSON.parse(new TextDecoder().decode(await readBody(request, LIST_BODY_LIMIT)) || "{}");
@@ -758,6 +1188,8 @@ interface Staged {
 interface ObjectStore {
   stage(key: string, bytes: Uint8Array): Promise<Staged>;
   read(key: string): Promise<Uint8Array | undefined>;
+  /** Removes the bytes of a bucket's objects; names that are no path here have none. */
+  remove(bucket: string, names: string[]): Promise<void>;
 }
 
 /** Bytes of the objects of stacks without a data folder, by stack. */
@@ -779,6 +1211,7 @@ function objectStore(context: Context): ObjectStore {
         discard: async () => undefined,
       }),
       read: async (key) => store.get(key),
+      remove: async (bucket, names) => names.forEach((name) => store.delete(`${bucket}/${name}`)),
     };
   }
   const root = join(context.dataDir, "storage");
@@ -809,6 +1242,22 @@ function objectStore(context: Context): ObjectStore {
       } catch (error) {
         if (["ENOENT", "EISDIR", "ENOTDIR"].includes((error as NodeJS.ErrnoException).code ?? "")) return undefined;
         throw error;
+      }
+    },
+    /** As storage-api's file backend (`deleteObjects`): the files, then the folders they leave empty. */
+    async remove(bucket, names) {
+      const files = names
+        .filter((name) => validName(bucket) && validName(name))
+        .map((name) => join(root, bucket, name));
+      await Promise.all(files.map((file) => rm(file, { force: true })));
+      for (const folder of new Set(files.map(dirname))) {
+        for (let dir = folder; dir.startsWith(root + sep); dir = dirname(dir)) {
+          try {
+            await rmdir(dir);
+          } catch {
+            break; // not empty (or gone): the folders above it stay too
+          }
+        }
       }
     },
   };

@@ -8,8 +8,11 @@
  * permission test (`canUpload`: the row written as the caller and rolled back, with the declared
  * type and length as metadata; a plain INSERT, or for an upsert INSERT … ON CONFLICT DO UPDATE …
  * RETURNING *); then the bytes and their size; then the row written by Storage itself. A drop-box
- * bucket with policies of the test's own shows what the avatars' policies cannot. Errors are
- * pinned as Supabase Storage answers them: HTTP 400 with the meaningful status in `statusCode`.
+ * bucket with policies of the test's own shows what the avatars' policies cannot. A private
+ * vault bucket, also the test's own, pins signed URLs (signing as the caller, the token's checks,
+ * the signed download and its attachment) and `remove` under delete policies. Errors are pinned as
+ * Supabase Storage answers them: HTTP 400 with the meaningful status in `statusCode`, and no `code`
+ * (the routes' errorSchema).
  */
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -201,8 +204,10 @@ describe.each(BACKENDS)("storage on $name", (backend) => {
     expect(answer.status).toBe(200);
     expect(answer.bytes).toEqual(red);
     expect(
-      ["content-type", "content-length", "cache-control", "etag", "x-content-type-options"].map(answer.header),
-    ).toEqual(["image/png", String(red.byteLength), "max-age=3600", md5(red), "nosniff"]);
+      ["content-type", "content-length", "cache-control", "etag", "x-content-type-options", "x-robots-tag"].map(
+        answer.header,
+      ),
+    ).toEqual(["image/png", String(red.byteLength), "max-age=3600", md5(red), "nosniff", "none"]);
     const head = await publicGet(url, "HEAD");
     expect([head.status, head.header("content-length"), head.bytes.byteLength]).toEqual([
       200,
@@ -253,7 +258,7 @@ describe.each(BACKENDS)("storage on $name", (backend) => {
     const raw = await rawUpload(`avatars/${avatar}`, tokenOf(stack, ADA), form);
     expect([raw.status, await raw.json()]).toEqual([
       400,
-      { statusCode: "409", code: "KeyAlreadyExists", error: "Duplicate", message: "The resource already exists" },
+      { statusCode: "409", error: "Duplicate", message: "The resource already exists" },
     ]);
     expect((await publicGet(publicUrl(avatar))).bytes).toEqual(blue);
   });
@@ -291,7 +296,6 @@ describe.each(BACKENDS)("storage on $name", (backend) => {
       400,
       {
         statusCode: "403",
-        code: "AccessDenied",
         error: "Unauthorized",
         message: "new row violates row-level security policy",
       },
@@ -408,7 +412,6 @@ describe.each(BACKENDS)("storage on $name", (backend) => {
     const name = `${CAL.id}/${CAL.id}.webp`;
     const tooLarge = {
       statusCode: "413",
-      code: "EntityTooLarge",
       error: "Payload too large",
       message: "The object exceeded the maximum allowed size",
     };
@@ -504,7 +507,7 @@ describe.each(BACKENDS)("storage on $name", (backend) => {
     const missing = await fetch(publicUrl(`${ADA.id}/missing.png`));
     expect([missing.status, await missing.json()]).toEqual([
       400,
-      { statusCode: "404", code: "NoSuchKey", error: "not_found", message: "Object not found" },
+      { statusCode: "404", error: "not_found", message: "Object not found" },
     ]);
     const { error } = await ada.storage.from("avatars").download(`${ADA.id}/missing.png`);
     expect(error).not.toBeNull();
@@ -512,7 +515,7 @@ describe.each(BACKENDS)("storage on $name", (backend) => {
     const notPublic = await fetch(`${stack.url}/storage/v1/object/public/documents/${ADA.id}/contract.png`);
     expect([notPublic.status, await notPublic.json()]).toEqual([
       400,
-      { statusCode: "404", code: "NoSuchBucket", error: "Bucket not found", message: "Bucket not found" },
+      { statusCode: "404", error: "Bucket not found", message: "Bucket not found" },
     ]);
     const unknown = await ada.storage.from("photos").upload(`${ADA.id}/a.png`, blob(red, "image/png"));
     expect(unknown.error).toMatchObject({ status: 400, statusCode: "404", message: "Bucket not found" });
@@ -542,7 +545,7 @@ describe.each(BACKENDS)("storage on $name", (backend) => {
       const answer = await rawUpload(`avatars/${path}`, token, red as BodyInit);
       expect([answer.status, await answer.json()]).toEqual([
         400,
-        { statusCode: "400", code: "InvalidKey", error: "InvalidKey", message: `Invalid key: ${name}` },
+        { statusCode: "400", error: "InvalidKey", message: `Invalid key: ${name}` },
       ]);
     }
     // Through supabase-js `../` is resolved away by URL parsing, and the name left is no object's.
@@ -586,6 +589,306 @@ describe.each(BACKENDS)("storage on $name", (backend) => {
     ]);
   });
 
+  describe("signed URLs and remove, on a private bucket of the test's own", () => {
+    const vault = () => ada.storage.from("vault");
+    const report = `${ADA.id}/report.pdf`;
+    const draft = `${ADA.id}/drafts/a.txt`;
+    const benDraft = `${BEN.id}/drafts/c.txt`;
+    const pdf = new TextEncoder().encode("%PDF-1.7 a report");
+    const text = new TextEncoder().encode("a draft");
+    const signUrl = (path: string, token: string, body: unknown) =>
+      fetch(`${stack.url}/storage/v1/object/sign/${path}`, {
+        method: "POST",
+        headers: { apikey: stack.anonKey, authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const signedGet = (path: string, token: string) =>
+      fetch(`${stack.url}/storage/v1/object/sign/${path}?token=${encodeURIComponent(token)}`);
+    /** A token as storage-api's signJWT makes one, with the project's secret: `{ url, scope, iat, exp }`. */
+    const urlToken = (claims: Record<string, unknown>) => {
+      const now = Math.floor(Date.now() / 1000);
+      return stack.signer.signWithSecret({ scope: "download", iat: now, exp: now + 60, ...claims });
+    };
+    const decoded = (token: string, part: 0 | 1) =>
+      JSON.parse(Buffer.from(token.split(".")[part]!, "base64url").toString("utf8")) as Record<string, unknown>;
+    const rowNames = async () =>
+      (
+        await stack.db.query<{ name: string }>(
+          "select name from storage.objects where bucket_id = 'vault' order by name",
+        )
+      ).rows.map((row) => row.name);
+    const notFound = { statusCode: "404", error: "not_found", message: "Object not found" };
+
+    beforeAll(async () => {
+      // Users read their own folder; they delete only what is under its drafts/.
+      await stack.db.exec(`
+        insert into storage.buckets (id, name, public) values ('vault', 'vault', false);
+        create policy "Users read their vault" on storage.objects for select to authenticated
+          using (bucket_id = 'vault' and (storage.foldername(name))[1] = (select auth.uid())::text);
+        create policy "Users delete their vault drafts" on storage.objects for delete to authenticated
+          using (
+            bucket_id = 'vault' and (storage.foldername(name))[1] = (select auth.uid())::text
+            and (storage.foldername(name))[2] = 'drafts'
+          );
+      `);
+      const admin = stack.admin().storage.from("vault");
+      for (const [name, bytes, type] of [
+        [report, pdf, "application/pdf"],
+        [draft, text, "text/plain"],
+        [`${ADA.id}/drafts/b.txt`, text, "text/plain"],
+        [benDraft, text, "text/plain"],
+      ] as const) {
+        expect((await admin.upload(name, blob(bytes, type))).error).toBeNull();
+      }
+    });
+
+    it("signs a URL for an object the caller's select policy shows (storage-api's signObjectUrl: findObject as the caller, then signJWT with the project's secret), which serves the bytes without an API key (getSignedObject)", async () => {
+      const { data, error } = await vault().createSignedUrl(report, 60);
+      expect(error).toBeNull();
+      const url = new URL(data!.signedUrl);
+      expect(`${url.origin}${url.pathname}`).toBe(`${stack.url}/storage/v1/object/sign/vault/${report}`);
+      const token = url.searchParams.get("token")!;
+      const claims = decoded(token, 1);
+      expect([decoded(token, 0), claims]).toEqual([
+        { alg: "HS256" },
+        { url: `vault/${report}`, scope: "download", iat: expect.any(Number), exp: Number(claims.iat) + 60 },
+      ]);
+      expect(stack.signer.verify(token, { role: false }).ok).toBe(true);
+
+      const answer = await publicGet(data!.signedUrl);
+      expect([answer.status, answer.bytes]).toEqual([200, pdf]);
+      // The renderer's headers, with Expires at the token's expiry instead of the stored Cache-Control.
+      expect(
+        [
+          "content-type",
+          "content-length",
+          "etag",
+          "x-robots-tag",
+          "expires",
+          "cache-control",
+          "content-disposition",
+        ].map(answer.header),
+      ).toEqual([
+        "application/pdf",
+        String(pdf.byteLength),
+        md5(pdf),
+        "none",
+        new Date(Number(claims.exp) * 1000).toUTCString(),
+        null,
+        null,
+      ]);
+      const head = await publicGet(data!.signedUrl, "HEAD");
+      expect([head.status, head.header("content-length"), head.bytes.byteLength]).toEqual([
+        200,
+        String(pdf.byteLength),
+        0,
+      ]);
+    });
+
+    it("gives no URL to a caller the select policy does not show the object, nor for a missing object or bucket: NoSuchKey, as storage-api's findObject answers", async () => {
+      for (const [client, bucket, path] of [
+        [ben, "vault", report],
+        [clientOf(stack), "vault", report],
+        [ada, "vault", `${ADA.id}/missing.pdf`],
+        [ada, "nowhere", report],
+      ] as const) {
+        const { data, error } = await client.storage.from(bucket).createSignedUrl(path, 60);
+        expect(data).toBeNull();
+        expect(error).toMatchObject({
+          name: "StorageApiError",
+          status: 400,
+          statusCode: "404",
+          message: "Object not found",
+        });
+      }
+      const raw = await signUrl(`vault/${report}`, tokenOf(stack, BEN), { expiresIn: 60 });
+      expect([raw.status, await raw.json()]).toEqual([400, notFound]);
+    });
+
+    it("checks expiresIn as storage-api's route does: its body schema first (Fastify's validation error, before the JWT), then assertValidNumericJWTExpiration (InvalidParameter)", async () => {
+      const token = tokenOf(stack, ADA);
+      const schemaError = (message: string) => [400, { statusCode: "400", error: "Error", message }];
+      for (const [body, answer] of [
+        [{}, schemaError("body must have required property 'expiresIn'")],
+        [{ expiresIn: 1.5 }, schemaError("body/expiresIn must be integer")],
+        [{ expiresIn: "soon" }, schemaError("body/expiresIn must be integer")],
+        [{ expiresIn: 0 }, schemaError("body/expiresIn must be >= 1")],
+        [[60], schemaError("body must be object")],
+        [
+          { expiresIn: 1e21 },
+          [400, { statusCode: "400", error: "InvalidParameter", message: "Invalid Parameter expiresIn" }],
+        ],
+      ] as const) {
+        const raw = await signUrl(`vault/${report}`, token, body);
+        expect([raw.status, await raw.json()]).toEqual(answer);
+      }
+      // The schema is checked before the token: a forged one is refused only with a valid body.
+      const forged = createSigner().sign({ sub: ADA.id, role: "authenticated" });
+      expect((await (await signUrl(`vault/${report}`, forged, {})).json()).message).toBe(
+        "body must have required property 'expiresIn'",
+      );
+      expect(await (await signUrl(`vault/${report}`, forged, { expiresIn: 60 })).json()).toEqual({
+        statusCode: "403",
+        error: "Unauthorized",
+        message: "signature verification failed",
+      });
+      // ajv coerces a numeric string, as Fastify configures it (coerceTypes).
+      expect((await signUrl(`vault/${report}`, token, { expiresIn: "60" })).status).toBe(200);
+      expect((await vault().createSignedUrl(report, 0)).error).toMatchObject({
+        statusCode: "400",
+        message: "body/expiresIn must be >= 1",
+      });
+    });
+
+    it("refuses a tampered, expired, malformed or upload token with InvalidJWT, and a token for another object with InvalidSignature, as storage-api's verifyObjectSignature", async () => {
+      const path = `vault/${report}`;
+      const good = urlToken({ url: path });
+      const [header, , signature] = good.split(".");
+      const otherClaims = Buffer.from(JSON.stringify({ ...decoded(good, 1), url: `vault/${benDraft}` })).toString(
+        "base64url",
+      );
+      const tampered = `${header}.${otherClaims}.${signature}`;
+      const now = Math.floor(Date.now() / 1000);
+      const invalidJwt = (message: string) => ({ statusCode: "400", error: "InvalidJWT", message });
+      const invalidSignature = (message: string) => ({ statusCode: "400", error: "InvalidSignature", message });
+      for (const [target, token, body] of [
+        [`vault/${benDraft}`, tampered, invalidJwt("signature verification failed")],
+        [
+          path,
+          urlToken({ url: path, iat: now - 120, exp: now - 60 }),
+          invalidJwt('"exp" claim timestamp check failed'),
+        ],
+        // jose counts a token expired from its exp second on.
+        [path, urlToken({ url: path, exp: now }), invalidJwt('"exp" claim timestamp check failed')],
+        [path, "not-a-token", invalidJwt("Invalid Compact JWS")],
+        [path, urlToken({ url: `vault/${draft}` }), invalidSignature("Invalid signature")],
+        [`vault/${benDraft}`, good, invalidSignature("Invalid signature")],
+        [path, urlToken({ url: path, scope: "upload" }), invalidSignature("Token is not scoped for download")],
+        // An unscoped token is a download token only without upsert (isDownloadScopedToken).
+        [
+          path,
+          urlToken({ url: path, scope: undefined, upsert: false }),
+          invalidSignature("Token is not scoped for download"),
+        ],
+      ] as const) {
+        const answer = await signedGet(target, token);
+        expect([answer.status, await answer.json()]).toEqual([400, body]);
+      }
+      expect((await signedGet(path, urlToken({ url: path, scope: undefined }))).status).toBe(200);
+      const missing = await fetch(`${stack.url}/storage/v1/object/sign/${path}`);
+      expect([missing.status, await missing.json()]).toEqual([
+        400,
+        { statusCode: "400", error: "Error", message: "querystring must have required property 'token'" },
+      ]);
+    });
+
+    it("makes the download an attachment as storage-api's renderer (handleDownload): `attachment;` for download=true, else the given name percent-encoded", async () => {
+      const asFile = await vault().createSignedUrl(report, 60, { download: true });
+      expect(new URL(asFile.data!.signedUrl).searchParams.get("download")).toBe("");
+      expect((await publicGet(asFile.data!.signedUrl)).header("content-disposition")).toBe("attachment;");
+      const named = await vault().createSignedUrl(report, 60, { download: "Q3 report.pdf" });
+      const answer = await publicGet(named.data!.signedUrl);
+      expect([answer.status, answer.header("content-disposition"), answer.bytes]).toEqual([
+        200,
+        "attachment; filename=Q3%20report.pdf; filename*=UTF-8''Q3%20report.pdf",
+        pdf,
+      ]);
+      // The name as the query carries it. (storage-js escapes its signed URL once more with encodeURI,
+      // so a name that its URLSearchParams escapes, é say, arrives escaped, as on the platform.)
+      const [plain] = named.data!.signedUrl.split("&");
+      const accented = await publicGet(`${plain}&download=r%C3%A9sum%C3%A9.pdf`);
+      expect(accented.header("content-disposition")).toBe(
+        "attachment; filename=r%C3%A9sum%C3%A9.pdf; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf",
+      );
+    });
+
+    it("signs many paths at once, each answered { error, path, signedURL } by what the caller's select policy shows (signObjectUrls)", async () => {
+      const missing = `${ADA.id}/missing.pdf`;
+      const { data, error } = await vault().createSignedUrls([report, benDraft, missing], 60);
+      expect(error).toBeNull();
+      const refused = { error: "Either the object does not exist or you do not have access to it", signedURL: null };
+      expect(data).toEqual([
+        {
+          error: null,
+          path: report,
+          signedURL: expect.stringMatching(/^\/object\/sign\/vault\/.+\?token=/),
+          signedUrl: expect.any(String),
+        },
+        { ...refused, path: benDraft, signedUrl: null },
+        { ...refused, path: missing, signedUrl: null },
+      ]);
+      const answer = await publicGet(data![0]!.signedUrl!);
+      expect([answer.status, answer.header("content-type"), answer.bytes]).toEqual([200, "application/pdf", pdf]);
+      const tooMany = await fetch(`${stack.url}/storage/v1/object/sign/vault`, {
+        method: "POST",
+        headers: {
+          apikey: stack.anonKey,
+          authorization: `Bearer ${tokenOf(stack, ADA)}`,
+          "content-type": "application/json",
+        },
+        body: JSON.stringify({ expiresIn: 60, paths: Array.from({ length: 1001 }, (_, i) => `${ADA.id}/${i}`) }),
+      });
+      expect([tooMany.status, await tooMany.json()]).toEqual([
+        400,
+        { statusCode: "400", error: "Error", message: "body/paths must NOT have more than 1000 items" },
+      ]);
+    });
+
+    it("removes only what the caller's delete policy allows (storage-api's deleteObjects: DELETE … RETURNING * as the caller), answers those rows and removes their bytes; a URL signed before then fails", async () => {
+      const signed = (await vault().createSignedUrl(draft, 60)).data!.signedUrl;
+      expect((await publicGet(signed)).status).toBe(200);
+      const missing = `${ADA.id}/drafts/missing.txt`;
+      const { data, error } = await vault().remove([draft, report, benDraft, missing]);
+      expect(error).toBeNull();
+      // objectSchema's columns; the service role's upload has no owner, and a null string is "".
+      expect(data).toEqual([
+        {
+          name: draft,
+          bucket_id: "vault",
+          owner: "",
+          owner_id: "",
+          version: expect.any(String),
+          id: expect.any(String),
+          updated_at: expect.any(String),
+          created_at: expect.any(String),
+          last_accessed_at: expect.any(String),
+          metadata: expect.objectContaining({ mimetype: "text/plain", size: text.byteLength }),
+          user_metadata: {},
+        },
+      ]);
+      expect(await rowNames()).toEqual([`${ADA.id}/drafts/b.txt`, report, benDraft]);
+      expect(storedFiles().filter((file) => file.startsWith("vault/"))).toEqual([
+        `vault/${ADA.id}/drafts/b.txt`,
+        `vault/${ADA.id}/report.pdf`,
+        `vault/${benDraft}`,
+      ]);
+      const gone = await publicGet(signed);
+      expect([gone.status, JSON.parse(new TextDecoder().decode(gone.bytes))]).toEqual([400, notFound]);
+
+      // Without a signed-in user nothing is removed; Ben removes his own, and its emptied folders go too.
+      expect(await clientOf(stack).storage.from("vault").remove([benDraft])).toEqual({ data: [], error: null });
+      expect((await ben.storage.from("vault").remove([benDraft])).data!.map((row) => row.name)).toEqual([benDraft]);
+      expect(await rowNames()).toEqual([`${ADA.id}/drafts/b.txt`, report]);
+      expect(existsSync(join(stack.dataDir, "storage", "vault", BEN.id))).toBe(false);
+    });
+
+    it("refuses to remove more than 1000 names (the platform's enforceDeleteObjectsLimit) or none (the route's schema), removing nothing", async () => {
+      const before = await rowNames();
+      const many = Array.from({ length: 1001 }, (_, i) => (i === 0 ? `${ADA.id}/drafts/b.txt` : `${ADA.id}/${i}`));
+      expect((await vault().remove(many)).error).toMatchObject({
+        status: 400,
+        statusCode: "400",
+        message: "Bulk object requests are limited to 1000 objects per request.",
+      });
+      expect((await vault().remove([])).error).toMatchObject({
+        statusCode: "400",
+        message: "body/prefixes must NOT have fewer than 1 items",
+      });
+      expect(await rowNames()).toEqual(before);
+      expect(storedFiles()).toContain(`vault/${ADA.id}/drafts/b.txt`);
+    });
+  });
+
   it("keeps objects across a restart on the same data", async () => {
     await stack.close();
     const again = await startTestStack(backend, {
@@ -611,13 +914,27 @@ describe("storage without a data folder", () => {
   }, 60_000);
   afterAll(() => stack?.close());
 
-  it("keeps the bytes in memory and serves them", async () => {
+  it("keeps the bytes in memory and serves them, at public and signed URLs, until they are removed", async () => {
     const red = png([220, 38, 38]);
+    const name = `${ADA.id}/${ADA.id}.png`;
     const avatars = clientOf(stack, tokenOf(stack, ADA)).storage.from("avatars");
-    expect(
-      (await avatars.upload(`${ADA.id}/${ADA.id}.png`, blob(red, "image/png"), { upsert: true })).error,
-    ).toBeNull();
-    const answer = await publicGet(avatars.getPublicUrl(`${ADA.id}/${ADA.id}.png`).data.publicUrl);
+    expect((await avatars.upload(name, blob(red, "image/png"), { upsert: true })).error).toBeNull();
+    const answer = await publicGet(avatars.getPublicUrl(name).data.publicUrl);
     expect([answer.status, answer.header("content-type"), answer.bytes]).toEqual([200, "image/png", red]);
+    // The public download takes `download` too (getPublicObject passes it to the same renderer).
+    const attachment = await publicGet(`${avatars.getPublicUrl(name).data.publicUrl}?download=me.png`);
+    expect(attachment.header("content-disposition")).toBe("attachment; filename=me.png; filename*=UTF-8''me.png");
+
+    const signed = (await avatars.createSignedUrl(name, 60)).data!.signedUrl;
+    expect((await publicGet(signed)).bytes).toEqual(red);
+    expect((await avatars.remove([name])).data!.map((row) => row.name)).toEqual([name]);
+    const gone = await publicGet(signed);
+    expect([gone.status, JSON.parse(new TextDecoder().decode(gone.bytes)).message]).toEqual([400, "Object not found"]);
+    // The bytes went with the row: a row written again without them is served as the backend's 404.
+    await stack.db.query("insert into storage.objects (bucket_id, name) values ('avatars', $1)", [name]);
+    const orphan = await publicGet(avatars.getPublicUrl(name).data.publicUrl);
+    expect([orphan.status, orphan.header("cache-control"), JSON.parse(new TextDecoder().decode(orphan.bytes))]).toEqual(
+      [400, "no-store", { error: "Not found", message: "The resource was not found", statusCode: "404" }],
+    );
   });
 });
