@@ -5,6 +5,7 @@ import tailwindcss from "@tailwindcss/vite";
 import { readFileSync } from "node:fs";
 import { defineConfig, envField } from "astro/config";
 import { loadEnv } from "vite";
+import courseBundle, { BUNDLE_ROUTE } from "./src/integrations/course-bundle.mjs";
 import criticalCss from "./src/integrations/critical-css.mjs";
 import modulePreload from "./src/integrations/module-preload.mjs";
 import secretScan from "./src/integrations/secret-scan.mjs";
@@ -45,8 +46,10 @@ export default defineConfig({
   integrations: [
     react(),
     mdx(),
+    // First: the lessons leave the built site before anything reads or lists it.
+    courseBundle(),
     // Aliases the route table (docs/product.md §2) sends to another page (their canonical URL) stay out of the sitemap.
-    sitemap({ exclude: ["/programs/ai-advisor", "/advisor-os/details"] }),
+    sitemap({ exclude: ["/programs/ai-advisor", "/advisor-os/details", BUNDLE_ROUTE] }),
     // Pages that run a module script (the portal header's) preload what it imports.
     modulePreload(),
     // `lazy-render` (src/styles/global.css) spares the first layout the sections below the first screen.
@@ -70,14 +73,27 @@ export default defineConfig({
         access: "public",
         default: anonKey,
       }),
-      // `npm start` builds the site with these pointing at the local stack's scheduling stand-in.
+      // `npm start` builds the site with these pointing at the local stack's scheduling and video stand-ins.
       EMBED_CONSULTATION_FORM_URL: embedOverride(),
       EMBED_BOOKING_WIDGET_URL: embedOverride(),
       EMBED_BOOKING_SCRIPT_URL: embedOverride(),
+      // Lesson videos' player script; default Wistia's (src/features/course/course.ts).
+      EMBED_WISTIA_PLAYER_URL: embedOverride(),
     },
   },
   vite: {
     plugins: [tailwindcss()],
+    build: {
+      rolldownOptions: {
+        // Astro marks each MDX module with a "use astro:head-inject" directive, which Rolldown warns
+        // it cannot keep when bundling; Astro reads it before bundling, so the warning (with a code
+        // frame for every MDX page and lesson) says nothing about this site.
+        onLog(level, log, handler) {
+          if (log.code === "MODULE_LEVEL_DIRECTIVE" && log.message.includes("astro:head-inject")) return;
+          handler(level, log);
+        },
+      },
+    },
     define: { __SESSION_STORAGE_KEY__: JSON.stringify(sessionStorageKey(supabaseUrl)) },
   },
 });

@@ -3,20 +3,25 @@
  * stack's API on API_PORT (54321, the Supabase CLI's port) with the same data folder as
  * `npm start` (.data/, or DATA_DIR; not both at once). The site's supabase-js is pointed at it,
  * the lead pages embed its scheduling stand-in, and e-mailed links lead back to the dev server.
- * HOST opens the API to other machines, with a warning.
+ * HOST opens the API to other machines, with a warning. Once the dev server answers, the lessons
+ * it renders (its /course-bundle.json) are published to the stack, and again whenever a file of
+ * content/lessons/ changes, as `npm run course:publish` does on a deploy.
  * Usage: npm run dev [-- <astro dev options>]
  */
 import { spawn } from "node:child_process";
-import { join } from "node:path";
+import { watch } from "node:fs";
+import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { BOOKING_PATH, CONSULTATION_PATH, EMBED_SCRIPT_PATH } from "./scheduling.ts";
-import { exposedWarning, startStack } from "./stack.ts";
+import { WISTIA_PLAYER_PATH } from "./wistia.ts";
+import { exposedWarning, type Stack, startStack } from "./stack.ts";
 
 const sitePort = Number(process.env.PORT || 4321);
 const apiPort = Number(process.env.API_PORT || 54321);
 const dataDir = process.env.DATA_DIR || ".data";
 
 const listen = process.env.HOST || undefined;
-let stack;
+let stack: Stack;
 try {
   stack = await startStack({
     port: apiPort,
@@ -49,8 +54,55 @@ const child = spawn(process.execPath, [astro, "dev", "--port", String(sitePort),
     EMBED_CONSULTATION_FORM_URL: `${stack.url}${CONSULTATION_PATH}`,
     EMBED_BOOKING_WIDGET_URL: `${stack.url}${BOOKING_PATH}`,
     EMBED_BOOKING_SCRIPT_URL: `${stack.url}${EMBED_SCRIPT_PATH}`,
+    EMBED_WISTIA_PLAYER_URL: `${stack.url}${WISTIA_PLAYER_PATH}`,
   },
 });
+const root = join(import.meta.dirname, "..");
+const bundleDir = join(dataDir, "dev-course");
+
+/**
+ * Publishes what the dev server renders of content/lessons/: its bundle written to
+ * <data>/dev-course/ with copies of the downloads, then scripts/course.ts, as a deploy runs it.
+ */
+async function publishLessons(): Promise<boolean> {
+  let bundle: { programs: { lessons: { downloads: { path: string }[] }[] }[] };
+  let text: string;
+  try {
+    const answer = await fetch(`http://localhost:${sitePort}/course-bundle.json`);
+    if (!answer.ok) return false;
+    text = await answer.text();
+    bundle = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  await rm(bundleDir, { recursive: true, force: true });
+  await mkdir(bundleDir, { recursive: true });
+  await writeFile(join(bundleDir, "course.json"), text);
+  for (const download of bundle.programs.flatMap((p) => p.lessons.flatMap((l) => l.downloads))) {
+    const [program, file] = download.path.split("/");
+    const copy = join(bundleDir, "downloads", download.path);
+    await mkdir(dirname(copy), { recursive: true });
+    await copyFile(join(root, "content", "lessons", program!, "downloads", file!), copy);
+  }
+  const publisher = spawn(process.execPath, [join(root, "scripts", "course.ts"), "publish", "--bundle", bundleDir], {
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...process.env, SUPABASE_URL: stack.url, SUPABASE_SERVICE_ROLE_KEY: stack.serviceKey },
+  });
+  return new Promise((resolve) => publisher.on("exit", (code) => resolve(code === 0)));
+}
+
+// The dev server takes a few seconds to answer; then publish, and again on every lesson change.
+void (async () => {
+  for (let tries = 0; tries < 120 && !(await publishLessons()); tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  let pending: NodeJS.Timeout | undefined;
+  watch(join(root, "content", "lessons"), { recursive: true }, () => {
+    clearTimeout(pending);
+    pending = setTimeout(() => void publishLessons(), 500);
+  });
+})();
+
 const stop = () => void stack.close().then(() => process.exit(child.exitCode ?? 0));
 child.on("exit", stop);
 process.once("SIGTERM", () => child.kill("SIGTERM"));

@@ -28,6 +28,7 @@ import { handleRest } from "./postgrest/index.ts";
 import { businessAddress, handleScheduling, SCHEDULING_PATH } from "./scheduling.ts";
 import { staticHandler } from "./static.ts";
 import { handleStorage } from "./storage.ts";
+import { handleWistia, WISTIA_PATH } from "./wistia.ts";
 import {
   createStripe,
   STRIPE_API_PREFIX,
@@ -179,6 +180,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const api = API_PREFIXES.find((prefix) => path === prefix || path.startsWith(`${prefix}/`));
     if (path === STRIPE_API_PREFIX || path.startsWith(`${STRIPE_API_PREFIX}/`)) {
       void answer(req, res, (request) => stripe.api(request));
+      return;
+    }
+    if (path.startsWith(`${WISTIA_PATH}/`)) {
+      void answer(req, res, async (request) => handleWistia(request) ?? notFound());
       return;
     }
     if (path.startsWith(`${SCHEDULING_PATH}/`)) {

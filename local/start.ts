@@ -2,7 +2,8 @@
  * `npm start`: the site and the local Supabase and Stripe stand-ins on one port, data in `.data/` (kept
  * across restarts), or in the PostgreSQL server DATABASE_URL names. With --build it first builds
  * the site into its own folder (dist-local/, never the production dist/) with the embeds pointing
- * at the stack's scheduling stand-in and supabase-js at the stack itself. It listens on
+ * at the stack's scheduling stand-in and supabase-js at the stack itself; then it publishes the
+ * build's lessons to the stack (scripts/course.ts, as a deploy does). It listens on
  * 127.0.0.1; HOST=<address> opens it to other machines, with a warning.
  * Usage: node local/start.ts [--build] [--port 4321] [--dir dist-local] [--data .data] [--reset]
  *   [--jwt-expiry <seconds>]
@@ -14,6 +15,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { BOOKING_PATH, CONSULTATION_PATH, EMBED_SCRIPT_PATH } from "./scheduling.ts";
+import { WISTIA_PLAYER_PATH } from "./wistia.ts";
 import { DEMO_USER, exposedWarning, startStack } from "./stack.ts";
 
 const { values } = parseArgs({
@@ -51,10 +53,28 @@ function build(url: string, dir: string): Promise<void> {
       EMBED_CONSULTATION_FORM_URL: `${url}${CONSULTATION_PATH}`,
       EMBED_BOOKING_WIDGET_URL: `${url}${BOOKING_PATH}`,
       EMBED_BOOKING_SCRIPT_URL: `${url}${EMBED_SCRIPT_PATH}`,
+      EMBED_WISTIA_PLAYER_URL: `${url}${WISTIA_PLAYER_PATH}`,
     },
   });
   return new Promise((resolve, reject) =>
     child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`the site's build failed (exit ${code})`)))),
+  );
+}
+
+/**
+ * Publishes the build's lessons to this stack, as production's deploy does (`npm run
+ * course:publish`, with the stack's service role): from `dir`'s course bundle, idempotently.
+ */
+function publishCourse(url: string, serviceKey: string, dir: string): Promise<void> {
+  const script = join(import.meta.dirname, "..", "scripts", "course.ts");
+  const child = spawn(process.execPath, [script, "publish", "--dir", dir, "--quiet"], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, SUPABASE_URL: url, SUPABASE_SERVICE_ROLE_KEY: serviceKey },
+  });
+  return new Promise((resolve, reject) =>
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`publishing the course failed (exit ${code})`)),
+    ),
   );
 }
 
@@ -79,11 +99,20 @@ try {
       throw error;
     });
   }
+  // A build writes its lessons beside it (<dir>-course/); a site built otherwise has none to publish.
+  if (values.build || existsSync(join(`${values.dir.replace(/[/\\]+$/, "")}-course`, "course.json"))) {
+    await publishCourse(stack.url, stack.serviceKey, values.dir).catch(async (error: unknown) => {
+      await stack.close();
+      throw error;
+    });
+  } else {
+    console.log(`No course bundle beside ${values.dir}/: its lessons are not published (npm start builds them).`);
+  }
   const database = process.env.DATABASE_URL ? "PostgreSQL (DATABASE_URL)" : `embedded Postgres in ${values.data}/`;
   console.log(`Site:     ${stack.url}`);
   console.log(`Outbox:   ${stack.outboxUrl}   (e-mails the site sends, kept in ${values.data}/mail/)`);
   console.log(
-    `Demo:     ${DEMO_USER.email} / ${DEMO_USER.password}   (a customer with one completed and one pending order)`,
+    `Demo:     ${DEMO_USER.email} / ${DEMO_USER.password}   (owns Growth Mindset Mastery, three lessons in; one order pending)`,
   );
   console.log(`Leads:    ${stack.url}/get-started   (the consultation form and booking widget are local stand-ins)`);
   console.log(`Database: ${database}`);

@@ -183,7 +183,10 @@ async function main() {
           date: new Date().toISOString(),
           node: process.version,
           options: { runs: opts.runs, portal: true },
-          limits: { portalTimeToDataMs: BUDGETS.portalTimeToDataMs },
+          limits: {
+            portalTimeToDataMs: BUDGETS.portalTimeToDataMs,
+            lessonTimeToContentMs: BUDGETS.lessonTimeToContentMs,
+          },
           portal,
           budgets,
           summary: { fail, warn },
@@ -414,6 +417,11 @@ async function portalSection(runs) {
   const portal = await runPortalBench({ runs, chrome: findChromium(), log: (line) => console.log(line) });
   if (portal.perRun) console.log(`\n${portalTable(portal)}\n`);
   console.log(portalLine(portal, BUDGETS.portalTimeToDataMs));
+  if (portal.lesson) {
+    console.log(`\nLesson time-to-content: navigation to the "lesson-content-shown" mark (the lesson's body shown)`);
+    if (portal.lesson.perRun) console.log(`\n${portalTable(portal.lesson, "time-to-content ms")}\n`);
+    console.log(portalLine(portal.lesson, BUDGETS.lessonTimeToContentMs, "to content"));
+  }
   return portal;
 }
 

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineCollection, reference } from "astro:content";
-import { file, glob } from "astro/loaders";
+import { file, glob, type Loader } from "astro/loaders";
 import { load } from "js-yaml";
 import {
   advisorOsPageSchema,
@@ -11,6 +11,7 @@ import {
   endorsementSchema,
   leadPageSchema,
   legalSchema,
+  lessonSchema,
   mindsetPageSchema,
   offerSchema,
   phaseSchema,
@@ -18,6 +19,7 @@ import {
   programSchema,
   programsPageSchema,
   purchaseCoursePageSchema,
+  type CourseFacts,
   type Ref,
   type RefCollection,
   type RefSchema,
@@ -74,6 +76,43 @@ const ref: Ref = <C extends RefCollection>(collection: C) =>
     // reference()'s declared type resolves `C` only for a literal collection name; it is the same schema.
   }) as unknown as RefSchema<C>;
 
+/** What a lesson's schema checks against the other content files, read as the loaders read them. */
+const courseFacts: CourseFacts = {
+  modules(program) {
+    const path = `${contentDir}/curricula/${program}.yaml`;
+    if (!existsSync(path)) return undefined;
+    const items = (load(readFileSync(path, "utf8")) as { items?: unknown } | null)?.items;
+    return Array.isArray(items) ? items.length : undefined;
+  },
+  isCohort(program) {
+    const path = `${contentDir}/programs/${program}.yaml`;
+    return existsSync(path) && !!(load(readFileSync(path, "utf8")) as { cohort?: unknown } | null)?.cohort;
+  },
+  hasDownload: (program, name) => existsSync(`${contentDir}/lessons/${program}/downloads/${name}`),
+};
+
+/**
+ * content/lessons/<program>/<slug>.mdx, id `<program>/<slug>`. The loader hands the schema the
+ * program (the folder's name) with the front matter, so a lesson need not repeat it, and keeps no
+ * copy of the MDX source in the content store: the bodies are for buyers only.
+ */
+function lessons(): Loader {
+  const inner = glob({
+    base: "./content/lessons",
+    pattern: "*/*.mdx",
+    generateId: fileName,
+    retainBody: false,
+  });
+  return {
+    name: "lessons",
+    load: (context) =>
+      inner.load({
+        ...context,
+        parseData: (entry) => context.parseData({ ...entry, data: { ...entry.data, program: entry.id.split("/")[0] } }),
+      }),
+  };
+}
+
 export const collections = {
   site: defineCollection({ loader: file("./content/site.yaml"), schema: siteSchema(ref) }),
   programs: defineCollection({ loader: folder("programs"), schema: programSchema }),
@@ -95,4 +134,5 @@ export const collections = {
   offers: defineCollection({ loader: file("./content/offers.yaml"), schema: offerSchema }),
   charts: defineCollection({ loader: file("./content/charts.yaml"), schema: chartSchema }),
   legal: defineCollection({ loader: folder("legal", "*.md"), schema: legalSchema }),
+  lessons: defineCollection({ loader: lessons(), schema: lessonSchema(ref, courseFacts) }),
 };

@@ -1,5 +1,6 @@
--- Demo data: one customer who bought Growth Mindset Mastery and has an AI Advisor Accelerator
--- payment pending. `npm start` applies it to a new local database, and `supabase db reset` to a
+-- Demo data: one customer who bought Growth Mindset Mastery, is three lessons into its course
+-- (and part-way through the fourth lesson's video), and has an AI Advisor Accelerator payment
+-- pending. `npm start` applies it to a new local database, and `supabase db reset` to a
 -- Supabase CLI database, so both give the same demo. Sign in as demo@advisoraccelerator.com with
 -- the password advisor-demo-2026.
 --
@@ -58,3 +59,13 @@ values
   ('cs_test_demo_ai_accelerator', null, 'cus_DemoCustomer01', 'AI_ACCELERATOR',
    1500000, 1500000, 'usd', 'unpaid', 'pending', now() - interval '1 day')
 on conflict (checkout_session_id) do nothing;
+
+-- Progress in the Growth Mindset course: module 1 done, the video of module 2's first lesson
+-- watched to 1:35. The lessons themselves arrive with `npm run course:publish` (npm start runs it).
+insert into public.lesson_progress (user_id, lesson_id, completed, video_position)
+values
+  ('5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f', 'growth-mindset/find-your-production-ceiling-belief', true, 0),
+  ('5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f', 'growth-mindset/put-money-beliefs-on-trial', true, 0),
+  ('5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f', 'growth-mindset/score-your-top-producer-week', true, 0),
+  ('5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f', 'growth-mindset/name-your-call-reluctance', false, 95)
+on conflict (user_id, lesson_id) do nothing;

@@ -13,6 +13,11 @@
 // with a policy, and pages a `_redirects` splat serves (the checkout's) share one rule whose
 // policy covers them all. Cloudflare Pages reads at most 100 rules of at most 2,000 characters a
 // line: the build fails rather than ship a file the host would cut.
+// The member area's pages (/portal/courses/: a page per lesson, as many as the courses have)
+// would each take a rule; they share one instead, whose header policy carries what only a header
+// can (frame-ancestors), and each page carries its own policy, made the same way, in a
+// `<meta http-equiv="Content-Security-Policy">` at the top of its <head>, before any script. The
+// browser enforces both, so a lesson with a video allows the video host and its neighbours do not.
 import { createHash } from "node:crypto";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
@@ -88,7 +93,16 @@ export function embedsOf(html) {
     const src = attribute(match[0], "src");
     if (src && originOf(src)) frames.add(originOf(src));
   }
-  const wistia = /<wistia-video\b[^>]*\sdata-media-id=/i.test(html);
+  let wistia = /<wistia-video\b[^>]*\sdata-media-id=/i.test(html);
+  // A lesson with a video names its player's script (src/pages/portal/courses/[program]/[lesson].astro):
+  // Wistia's, or the local stack's stand-in, whose own origin is then allowed to run it.
+  for (const match of html.matchAll(/<[a-z][a-z0-9-]*\b[^>]*\sdata-video-player=("[^"]*"|'[^']*')/gi)) {
+    const origin = originOf(match[1].slice(1, -1));
+    if (!origin) continue;
+    if (WISTIA.some((host) => host === origin || (host.includes("*") && origin.endsWith(host.split("*")[1]))))
+      wistia = true;
+    else scripts.add(origin);
+  }
   return { frames, scripts, wistia };
 }
 
@@ -167,19 +181,47 @@ export function splatPrefixes(redirects) {
   return prefixes;
 }
 
+/** Where each page carries its own policy in a meta tag, under one header rule for the prefix. */
+export const META_POLICY_PREFIXES = ["/portal/courses/"];
+
+/** Whether the page at `route` carries its policy in a meta tag. */
+export const hasMetaPolicy = (route, prefixes = META_POLICY_PREFIXES) =>
+  prefixes.some((prefix) => route.startsWith(prefix));
+
+/** A page's policy as a meta tag can carry it: all but frame-ancestors, which only a header can. */
+export function metaPolicy(page, { supabaseOrigin }) {
+  return contentSecurityPolicy([page], { supabaseOrigin })
+    .split("; ")
+    .filter((directive) => !directive.startsWith("frame-ancestors "))
+    .join("; ");
+}
+
+/** The page's HTML with `policy` as a meta tag, first in <head> after the charset (before any script). */
+export function withMetaPolicy(html, policy) {
+  const tag = `<meta http-equiv="Content-Security-Policy" content="${policy.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}">`;
+  const charset = /<meta charset="?[^">]*"?>/i.exec(html);
+  if (charset)
+    return html.slice(0, charset.index + charset[0].length) + tag + html.slice(charset.index + charset[0].length);
+  return html.replace(/<head(\s[^>]*)?>/i, (head) => head + tag);
+}
+
 /**
  * The `_headers` file for the built `pages` (`{ route, html }`, the 404 page left out): the
- * common headers for every path, then one policy rule per page, or per splat family.
+ * common headers for every path, then one policy rule per page, or per splat family, and one
+ * rule per meta-policy prefix, with only what a header alone can say.
  * @param {{ route: string, html: string }[]} pages
- * @param {{ supabaseOrigin: string, splats?: string[] }} options
+ * @param {{ supabaseOrigin: string, splats?: string[], metaPrefixes?: string[] }} options
  */
-export function headersFile(pages, { supabaseOrigin, splats = [] }) {
+export function headersFile(pages, { supabaseOrigin, splats = [], metaPrefixes = META_POLICY_PREFIXES }) {
   const rules = [["/*", COMMON_HEADERS]];
   const families = new Map(splats.map((prefix) => [prefix, []]));
   const single = [];
+  const metaFamilies = new Map(metaPrefixes.map((prefix) => [prefix, []]));
   for (const page of [...pages].sort((a, b) => (a.route < b.route ? -1 : 1))) {
+    const metaFamily = metaPrefixes.find((prefix) => page.route.startsWith(prefix));
     const family = splats.find((prefix) => page.route.startsWith(prefix));
-    if (family) families.get(family).push(page);
+    if (metaFamily) metaFamilies.get(metaFamily).push(page);
+    else if (family) families.get(family).push(page);
     else single.push(page);
   }
   const pageHeaders = (group) => ({
@@ -188,6 +230,17 @@ export function headersFile(pages, { supabaseOrigin, splats = [] }) {
   });
   for (const page of single) rules.push([page.route, pageHeaders([page])]);
   for (const [prefix, group] of families) if (group.length) rules.push([`${prefix}*`, pageHeaders(group)]);
+  for (const [prefix, group] of metaFamilies) {
+    if (!group.length) continue;
+    const session = group.some((page) => isSessionRoute(page.route));
+    rules.push([
+      `${prefix}*`,
+      {
+        "Content-Security-Policy": `frame-ancestors ${session ? "'none'" : "'self'"}; object-src 'none'; base-uri 'self'`,
+        ...(session ? { "X-Frame-Options": "DENY" } : {}),
+      },
+    ]);
+  }
   if (rules.length > MAX_RULES) throw new Error(`_headers: ${rules.length} rules, over Cloudflare Pages' ${MAX_RULES}`);
   const lines = ["# Written by src/integrations/security-headers.mjs at build time; do not edit."];
   for (const [path, headers] of rules) {
@@ -216,19 +269,25 @@ export default function securityHeaders({ supabaseUrl }) {
     hooks: {
       "astro:build:done": async ({ dir, logger }) => {
         const root = fileURLToPath(dir);
+        const supabaseOrigin = new URL(supabaseUrl).origin;
         const pages = [];
+        let metas = 0;
         for (const file of await htmlFiles(root)) {
           const route = routeOf(file);
           if (route === "/404" || route === "/500") continue;
-          pages.push({ route, html: await readFile(join(root, file), "utf8") });
+          const page = { route, html: await readFile(join(root, file), "utf8") };
+          pages.push(page);
+          if (hasMetaPolicy(route)) {
+            await writeFile(join(root, file), withMetaPolicy(page.html, metaPolicy(page, { supabaseOrigin })));
+            metas += 1;
+          }
         }
         const redirects = await readFile(join(root, "_redirects"), "utf8").catch(() => "");
-        const text = headersFile(pages, {
-          supabaseOrigin: new URL(supabaseUrl).origin,
-          splats: splatPrefixes(redirects),
-        });
+        const text = headersFile(pages, { supabaseOrigin, splats: splatPrefixes(redirects) });
         await writeFile(join(root, "_headers"), text);
-        logger.info(`_headers: a Content-Security-Policy for ${pages.length} pages`);
+        logger.info(
+          `_headers: a Content-Security-Policy for ${pages.length} pages (${metas} of them in the page's own meta tag)`,
+        );
       },
     },
   };

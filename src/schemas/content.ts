@@ -4,6 +4,7 @@
  * loaders, and hands the schemas that point at other entries their `ref` (see `Ref`).
  */
 import { z } from "astro/zod";
+import { DOWNLOAD_TYPES } from "../features/course/bundle.ts";
 
 /** A site-relative path such as `/get-started-ai`, or an absolute https URL. */
 export const href = z.string().refine((v) => v.startsWith("/") || v.startsWith("https://"), {
@@ -18,6 +19,14 @@ export const cents = z
 
 /** A Tailwind-free CSS colour the gradient avatars use, e.g. `#7c3aed`. */
 const cssColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, "must be a hex colour like #7c3aed");
+
+/** A calendar day written as YYYY-MM-DD (YAML reads an unquoted one as a date; both are accepted). */
+export const isoDay = z
+  .union([z.string(), z.date()])
+  .transform((value) => (value instanceof Date ? value.toISOString().slice(0, 10) : value))
+  .refine((value) => /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)), {
+    message: "must be a day written as YYYY-MM-DD, e.g. 2027-01-11",
+  });
 
 /** A line of copy: a heading, a label, a list item. */
 const line = z.string().min(1);
@@ -98,6 +107,11 @@ export const siteSchema = (ref: Ref) =>
     flagship: ref("programs"),
     /** One sentence that describes the business, used as the default meta description. */
     description: z.string().min(50).max(170),
+    /**
+     * The business's time zone (an IANA name such as America/Chicago): cohort start days and the
+     * days lessons unlock are midnight there.
+     */
+    timeZone: z.string().refine(isTimeZone, { message: "must be an IANA time zone, e.g. America/Chicago" }),
     /** The call to action most pages end with. */
     defaultCta: cta,
     /** Where the team can be reached when an embedded form cannot load. */
@@ -174,6 +188,17 @@ export const programSchema = z.strictObject({
   theme: z.enum(["purple", "orange", "green", "blue"]),
   /** Position in lists, lowest first. */
   order: z.number().int(),
+  /**
+   * For a cohort program: the days its cohorts start, in the business's time zone (`timeZone` in
+   * content/site.yaml). A buyer joins the first start on or after the day they buy (the day they
+   * buy when none is listed after it), and its lessons' `unlockWeek` counts from there. Omit for
+   * a self-paced program: all its lessons open the moment the payment completes.
+   */
+  cohort: z
+    .strictObject({
+      starts: z.array(isoDay).describe("Cohort start days, e.g. 2027-01-11").default([]),
+    })
+    .optional(),
 });
 export type Program = z.infer<typeof programSchema>;
 
@@ -253,6 +278,107 @@ export const phaseSchema = (ref: Ref) =>
     description: z.string().min(20),
     order: z.number().int(),
   });
+
+/** True for a time zone name the platform knows (IANA, e.g. America/Chicago). */
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: name });
+    return name.includes("/") || name === "UTC";
+  } catch {
+    return false;
+  }
+}
+
+/** Media hosts a lesson's video may come from: the one the site already embeds. */
+export const VIDEO_PROVIDERS = ["wistia"] as const;
+
+const downloadFile = new RegExp(`^[a-z0-9]+(?:-[a-z0-9]+)*\\.(${Object.keys(DOWNLOAD_TYPES).join("|")})$`);
+
+/**
+ * A lesson: content/lessons/<program>/<slug>.mdx. The front matter is the lesson's outline (public,
+ * like the curriculum); the MDX body, the video and the downloads reach only the program's buyers
+ * (`npm run course:publish` puts them in the database, never in the built site). The program is
+ * the folder's name; the loader (src/content.config.ts) adds it before this schema runs.
+ */
+export const lessonSchema = (ref: Ref, course: CourseFacts) =>
+  z
+    .strictObject({
+      /** The program (its id in content/programs), from the lesson's folder. */
+      program: ref("programs"),
+      /** The lesson's title, as the outline and the page's heading show it. */
+      title: z.string().min(3).max(90),
+      /** Its module: 1 is the first item of the program's curriculum (content/curricula/<program>.yaml). */
+      module: z.number().int().min(1),
+      /** Its place in the module: 1, 2, 3… */
+      order: z.number().int().min(1),
+      /** Minutes the lesson takes, video, reading and exercise together. */
+      duration: z.number().int().min(1).max(240),
+      /** One or two sentences on what the lesson gives the advisor, shown in the outline. */
+      summary: z.string().min(40).max(240),
+      /** The lesson's video at the site's video host; only buyers receive its id. */
+      video: z
+        .strictObject({
+          provider: z.enum(VIDEO_PROVIDERS),
+          /** Wistia's media id: ten lowercase letters and digits, from the video's share link. */
+          id: z.string().regex(/^[a-z0-9]{10}$/, "must be a Wistia media id: 10 lowercase letters and digits"),
+        })
+        .optional(),
+      /** Files for the buyer, kept in content/lessons/<program>/downloads/. */
+      downloads: z
+        .array(
+          z.strictObject({
+            /** What the link says, e.g. "Ideal-client scorecard (spreadsheet)". */
+            title: z.string().min(3).max(90),
+            /** The file's name in the program's downloads/ folder. */
+            file: z.string().regex(downloadFile, {
+              message: `must be a file name like client-scorecard.pdf (lowercase, hyphens; ${Object.keys(DOWNLOAD_TYPES).join(", ")})`,
+            }),
+          }),
+        )
+        .default([]),
+      /** Readable by any signed-in visitor, buyer or not: a taste of the course. */
+      freePreview: z.boolean().default(false),
+      /**
+       * Cohort programs only: the week of the buyer's cohort the lesson opens (1 is the cohort's
+       * first day, 2 a week later). Omit to open it the moment the payment completes.
+       */
+      unlockWeek: z.number().int().min(1).max(104).optional(),
+    })
+    .superRefine((lesson, context) => {
+      const program = lesson.program.id;
+      const modules = course.modules(program);
+      if (modules !== undefined && lesson.module > modules) {
+        context.addIssue({
+          code: "custom",
+          path: ["module"],
+          message: `content/curricula/${program}.yaml has ${modules} modules; expected 1-${modules}`,
+        });
+      }
+      if (lesson.unlockWeek !== undefined && !course.isCohort(program)) {
+        context.addIssue({
+          code: "custom",
+          path: ["unlockWeek"],
+          message: `${program} is self-paced (no \`cohort\` in content/programs/${program}.yaml): its lessons open at purchase; remove unlockWeek`,
+        });
+      }
+      for (const missing of lesson.downloads.filter((d) => !course.hasDownload(program, d.file))) {
+        context.addIssue({
+          code: "custom",
+          path: ["downloads", lesson.downloads.indexOf(missing), "file"],
+          message: `content/lessons/${program}/downloads/${missing.file} does not exist`,
+        });
+      }
+    });
+export type Lesson = z.infer<ReturnType<typeof lessonSchema>>;
+
+/** What a lesson's schema checks against other files: the curriculum, the program, the downloads. */
+export interface CourseFacts {
+  /** How many modules the program's curriculum has; undefined when it has none (reported elsewhere). */
+  modules(program: string): number | undefined;
+  /** Whether the program runs in cohorts (`cohort` in its file). */
+  isCohort(program: string): boolean;
+  hasDownload(program: string, file: string): boolean;
+}
 
 /** A legal page rendered from Markdown. */
 export const legalSchema = seoSchema.extend({

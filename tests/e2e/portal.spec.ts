@@ -48,9 +48,13 @@ test("shows the welcome, the stats and My Courses for orders in every status", a
   await expect(owned).toHaveCount(1);
   await expect(owned.getByRole("link", { name: "Growth Mindset Mastery" })).toHaveAttribute(
     "href",
-    "/programs/growth-mindset",
+    "/portal/courses/growth-mindset",
   );
   await expect(owned.getByText("Active", { exact: true })).toBeVisible();
+  // The course opens in the member area, with the customer's progress: nothing done yet.
+  await expect(owned).toContainText("0 of 18 lessons");
+  await expect(owned).toContainText("Start course →");
+  await expect(stat(page, "Lessons completed")).toHaveText("0 of 18");
   await expect(owned.locator("img")).toHaveAttribute("src", "/images/programs/growth-mindset.svg");
   await expect(owned).toContainText("Rewire the beliefs");
 
@@ -74,7 +78,11 @@ test("shows the welcome, the stats and My Courses for orders in every status", a
     .toBe(1);
 
   await page.getByRole("link", { name: "Growth Mindset Mastery" }).click();
-  await expect(page).toHaveURL(/\/programs\/growth-mindset$/);
+  await expect(page).toHaveURL(/\/portal\/courses\/growth-mindset$/);
+  await expect(page.getByRole("link", { name: "Start" })).toHaveAttribute(
+    "href",
+    "/portal/courses/growth-mindset/find-your-production-ceiling-belief",
+  );
 });
 
 test("shows an empty My Courses leading to the programs for a customer without orders", async ({ page }) => {

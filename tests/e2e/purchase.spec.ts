@@ -2,8 +2,9 @@
  * Buying a program end to end on the local stack, as a visitor does: the checkout page, the
  * real `stripe-checkout` function, the Stripe stand-in's hosted page, the success page, the
  * signed webhook, the set-password e-mail in the outbox, the Continue step, sign-in, and the
- * program in My Courses and in purchase history. Then the ways it can go otherwise: a declined
- * card leaves nothing behind, a refund takes the program out of My Courses.
+ * program in My Courses, its course open at once, and in purchase history. Then the ways it can go
+ * otherwise: a declined card leaves nothing behind, a refund takes the program out of My Courses
+ * and its lessons away.
  */
 import { randomUUID } from "node:crypto";
 import { expect, type Page, test } from "@playwright/test";
@@ -69,6 +70,11 @@ for (const program of PROGRAMS) {
     await expect(page).toHaveURL(/\/portal$/);
     const courses = page.locator("section", { has: page.getByRole("heading", { name: "My Courses" }) });
     await expect(courses.getByRole("link", { name: program.name })).toBeVisible();
+    // Instant access: the course opens from My Courses, and its first lesson reads at once.
+    await courses.getByRole("link", { name: program.name }).click();
+    await expect(page.getByRole("heading", { level: 1, name: program.name })).toBeVisible();
+    await page.getByRole("link", { name: "Start" }).click();
+    await expect(page.getByRole("region", { name: "Lesson" })).toBeVisible();
 
     await page.goto("/portal/settings/purchase-history");
     const row = page.getByRole("main").locator("li[data-order]").filter({ hasText: program.name });
@@ -106,6 +112,10 @@ test("a refund under the guarantee takes the program out of My Courses; purchase
   const courses = page.locator("section", { has: page.getByRole("heading", { name: "My Courses" }) });
   await expect(courses.getByRole("link", { name: "Advisor OS Accelerator" })).toBeVisible();
 
+  const lesson = "/portal/courses/os-accelerator/write-your-three-year-vision";
+  await page.goto(lesson);
+  await expect(page.getByRole("region", { name: "Lesson" })).toBeVisible();
+
   // The business refunds from Stripe's dashboard (here the stand-in's); Stripe sends charge.refunded.
   await page.goto("/_local/stripe");
   await page.getByRole("row").filter({ hasText: sessionId }).getByRole("button", { name: "Refund" }).click();
@@ -114,6 +124,10 @@ test("a refund under the guarantee takes the program out of My Courses; purchase
     await page.goto("/portal");
     await expect(courses.getByRole("link", { name: "Advisor OS Accelerator" })).toHaveCount(0, { timeout: 1_000 });
   }).toPass({ timeout: 15_000 });
+  // The course went with it: its lessons are the buy page now.
+  await page.goto(lesson);
+  await expect(page.getByRole("heading", { name: "This lesson is part of Advisor OS Accelerator" })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Lesson" })).toHaveCount(0);
   await page.goto("/portal/settings/purchase-history");
   const row = page.getByRole("main").locator("li[data-order]").filter({ hasText: "Advisor OS Accelerator" });
   await expect(row).toContainText("Refunded");

@@ -170,24 +170,51 @@ describe.each(BACKENDS)("on $name", (backend) => {
           and privilege_type in ('SELECT', 'INSERT', 'UPDATE', 'DELETE')
         order by 1, 3, 2`);
       expect(tables.rows.map((r) => `${r.grantee} ${r.privilege} ${r.object}`)).toEqual([
+        "authenticated SELECT course_lessons",
+        "authenticated SELECT lesson_progress",
         "authenticated SELECT profiles",
         "authenticated SELECT stripe_customers",
         "authenticated SELECT stripe_orders",
         "authenticated SELECT stripe_user_orders",
         "service_role DELETE buyer_invites",
         "service_role INSERT buyer_invites",
+        "service_role INSERT course_lessons",
+        "service_role INSERT course_programs",
+        "service_role INSERT lesson_progress",
         "service_role INSERT stripe_customers",
         "service_role INSERT stripe_events",
         "service_role INSERT stripe_orders",
         "service_role SELECT buyer_invites",
+        "service_role SELECT course_lessons",
+        "service_role SELECT course_programs",
+        "service_role SELECT lesson_progress",
         "service_role SELECT stripe_customers",
         "service_role SELECT stripe_events",
         "service_role SELECT stripe_orders",
         "service_role SELECT stripe_user_orders",
         "service_role UPDATE buyer_invites",
+        "service_role UPDATE course_lessons",
+        "service_role UPDATE course_programs",
+        "service_role UPDATE lesson_progress",
         "service_role UPDATE stripe_customers",
         "service_role UPDATE stripe_events",
         "service_role UPDATE stripe_orders",
+      ]);
+      // The lesson player saves progress by upsert: the lesson, whether it is done, the video's position.
+      const progress = await db.query<{ privilege: string; column: string }>(`
+        select privilege_type as privilege, column_name as column from information_schema.column_privileges
+        where table_schema = 'public' and table_name = 'lesson_progress' and grantee = 'authenticated'
+          and privilege_type in ('INSERT', 'UPDATE')
+        order by 1, 2`);
+      expect(progress.rows.map((r) => `${r.privilege} ${r.column}`)).toEqual([
+        "INSERT completed",
+        "INSERT lesson_id",
+        "INSERT user_id",
+        "INSERT video_position",
+        "UPDATE completed",
+        "UPDATE lesson_id",
+        "UPDATE user_id",
+        "UPDATE video_position",
       ]);
       const columns = await db.query<{ privilege: string; column: string }>(`
         select privilege_type as privilege, column_name as column from information_schema.column_privileges

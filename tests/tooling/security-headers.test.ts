@@ -7,8 +7,10 @@ import {
   headersFile,
   inlineScriptHashes,
   MAX_LINE,
+  metaPolicy,
   routeOf,
   splatPrefixes,
+  withMetaPolicy,
 } from "../../src/integrations/security-headers.mjs";
 
 const sha = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
@@ -79,6 +81,46 @@ describe("security headers", () => {
     expect(checkout).toContain(`${sha("a()")} ${sha("b()")}`);
     expect(checkout).toContain("X-Frame-Options: DENY");
     expect(text.split("/*\n")[1]!.split("\n/")[0]).not.toContain("Content-Security-Policy");
+  });
+
+  it("lets a lesson with a video run its player's script, and its neighbours not: Wistia's hosts, or the stand-in's origin", () => {
+    const withVideo = `<article data-video-player="https://fast.wistia.com/player.js"></article>`;
+    expect(embedsOf(withVideo).wistia).toBe(true);
+    const local = embedsOf(`<article data-video-player="http://localhost:4321/_wistia/player.js"></article>`);
+    expect(local.wistia).toBe(false);
+    expect([...local.scripts]).toEqual(["http://localhost:4321"]);
+    expect(embedsOf(`<article class="lesson"></article>`).wistia).toBe(false);
+    expect(embedsOf(`<article data-video-player="https://fast.wistia.com.evil.test/p.js"></article>`).wistia).toBe(
+      false,
+    );
+  });
+
+  it("gives the member area's pages one header rule and each its own policy in a meta tag before any script", () => {
+    const lesson = (route: string, body: string) => ({
+      route,
+      html: `<!DOCTYPE html><html><head><meta charset="utf-8"><script>go()</script></head><body>${body}</body></html>`,
+    });
+    const pages = [
+      lesson("/portal/courses/growth-mindset", ""),
+      lesson("/portal/courses/growth-mindset/a", `<article data-video-player="https://fast.wistia.com/player.js">`),
+      lesson("/portal/courses/growth-mindset/b", "<article>"),
+      { route: "/portal", html: home },
+    ];
+    const file = headersFile(pages, { supabaseOrigin: SUPABASE });
+    expect(file).not.toContain("/portal/courses/growth-mindset\n");
+    expect(file).toContain(
+      "/portal/courses/*\n  Content-Security-Policy: frame-ancestors 'none'; object-src 'none'; base-uri 'self'\n  X-Frame-Options: DENY",
+    );
+    const policy = (page: (typeof pages)[number]) => metaPolicy(page, { supabaseOrigin: SUPABASE });
+    expect(policy(pages[1]!)).toMatch(/script-src [^;]*https:\/\/fast\.wistia\.com/);
+    expect(policy(pages[2]!)).not.toContain("wistia");
+    expect(policy(pages[2]!)).toContain(`connect-src 'self' ${SUPABASE}`);
+    // A meta tag cannot carry frame-ancestors: the header does.
+    expect(policy(pages[2]!)).not.toContain("frame-ancestors");
+    const html = withMetaPolicy(pages[2]!.html, "script-src 'self' 'sha256-x'");
+    expect(html).toContain(
+      `<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="script-src 'self' 'sha256-x'"><script>`,
+    );
   });
 
   it("refuses to write what Cloudflare Pages would cut: a line over 2,000 characters", () => {

@@ -205,11 +205,55 @@ describe("astro build on broken content", () => {
     expect(result.output).toContain("whySystem");
   });
 
+  it("fails on a lesson in a module its program's curriculum does not have, naming the file and the field", async () => {
+    const result = await syncWith("lessons/growth-mindset/put-money-beliefs-on-trial.mdx", (t) =>
+      t.replace("module: 1\n", "module: 7\n"),
+    );
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(result.target);
+    expect(result.output).toContain("module: content/curricula/growth-mindset.yaml has 6 modules; expected 1-6");
+  });
+
+  it("fails on an unlock week in a self-paced program, and on a download that is not there", async () => {
+    const result = await syncWith("lessons/growth-mindset/put-money-beliefs-on-trial.mdx", (t) =>
+      t
+        .replace("duration: 25\n", "duration: 25\nunlockWeek: 2\n")
+        .replace("money-belief-inventory.pdf", "money-beliefs.pdf"),
+    );
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(result.target);
+    expect(result.output).toContain("unlockWeek: growth-mindset is self-paced");
+    expect(result.output).toContain(
+      "downloads.0.file: content/lessons/growth-mindset/downloads/money-beliefs.pdf does not exist",
+    );
+  });
+
+  it("fails on a lesson's duration that is not a whole number of minutes, and on a malformed video id", async () => {
+    const result = await syncWith("lessons/growth-mindset/find-your-production-ceiling-belief.mdx", (t) =>
+      t.replace(/duration: \d+/, "duration: 20 minutes").replace("id: h3m9pz6c2d", "id: https://wistia.com/h3m9"),
+    );
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(result.target);
+    expect(result.output).toMatch(/duration: .*number/i);
+    expect(result.output).toContain("video.id: must be a Wistia media id");
+  });
+
   it("fails on a field of the wrong type in a Markdown page", async () => {
     const result = await syncWith("legal/dmca.md", (t) => t.replace("updated: 2026-11-01", "updated: last tuesday"));
     expect(result.failed).toBe(true);
     expect(result.output).toContain(result.target);
     expect(result.output).toMatch(/updated: /);
+  });
+});
+
+describe("lessons in the built site", () => {
+  it("two lessons in one place fail the build, naming both files", { timeout: 120_000 }, async () => {
+    const result = await astroWith("build", {
+      "lessons/growth-mindset/put-money-beliefs-on-trial.mdx": (t) => t.replace("order: 2\n", "order: 1\n"),
+    });
+    expect(result.output).toContain("Two lessons are growth-mindset module 1 order 1");
+    expect(result.output).toContain("content/lessons/growth-mindset/put-money-beliefs-on-trial.mdx");
+    expect(result.output).toContain("content/lessons/growth-mindset/find-your-production-ceiling-belief.mdx");
   });
 });
 

@@ -28,6 +28,11 @@ export const BUDGETS = {
    * runs. The spec's single-page app took 4.3 s on the same work.
    */
   portalTimeToDataMs: 2500,
+  /**
+   * A lesson page, from navigation to the lesson's body shown (fetched from the database once the
+   * session is known), under the same conditions as the portal.
+   */
+  lessonTimeToContentMs: 2000,
   /** Below this many pages start-up dominates: seconds per 1,000 pages is estimated from the render time per page. */
   buildMinPagesToJudge: 100,
 };
@@ -221,6 +226,30 @@ export function checkPortal(portal, budgets = BUDGETS) {
       [...(portal.medianMs > limit ? [`${portal.path} ${portal.medianMs} ms`] : []), ...failed],
       `${portal.medianMs} ms, median of ${portal.runs - portal.failedRuns} run(s)` +
         (portal.failedRuns ? `; ${portal.failedRuns} failed` : ""),
+    ),
+    ...(portal.lesson ? checkLesson(portal.lesson, budgets) : []),
+  ];
+}
+
+/**
+ * A lesson's time-to-content (tools/bench/portal.mjs's `lesson`): over the budget warns; a lesson
+ * that could not be measured fails.
+ * @param {any} lesson
+ * @param {typeof BUDGETS} [budgets]
+ */
+export function checkLesson(lesson, budgets = BUDGETS) {
+  const limit = budgets.lessonTimeToContentMs;
+  const name = `lesson time-to-content <= ${limit} ms (${lesson.path}, cold, signed in, mobile throttling, median)`;
+  if (lesson.error) return [budgetEntry("lesson-measured", name, true, [lesson.error], "")];
+  const failed = lesson.perRun.filter((r) => r.error).map((r) => `a run failed: ${r.error}`);
+  return [
+    budgetEntry(
+      "lesson-time-to-content",
+      name,
+      false,
+      [...(lesson.medianMs > limit ? [`${lesson.path} ${lesson.medianMs} ms`] : []), ...failed],
+      `${lesson.medianMs} ms, median of ${lesson.runs - lesson.failedRuns} run(s)` +
+        (lesson.failedRuns ? `; ${lesson.failedRuns} failed` : ""),
     ),
   ];
 }

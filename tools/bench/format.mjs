@@ -148,11 +148,11 @@ export function budgetLines(results) {
  * started before it, JavaScript transferred (gzip, headers included) in all and by the mark, all
  * bytes transferred.
  */
-export function portalTable(portal) {
+export function portalTable(portal, measure = "time-to-data ms") {
   return formatTable(
     [
       { key: "run", title: "run" },
-      { key: "ms", title: "time-to-data ms" },
+      { key: "ms", title: measure },
       { key: "requests", title: "requests" },
       { key: "preflights", title: "preflights" },
       { key: "js", title: "JS KB gz" },
@@ -177,12 +177,12 @@ export function portalTable(portal) {
   );
 }
 
-/** One line: the median against the budget, or why the portal was not measured. */
-export function portalLine(portal, limitMs) {
+/** One line: the median against the budget, or why the portal (or the lesson: `what`) was not measured. */
+export function portalLine(portal, limitMs, what = "to data") {
   if (portal.skipped) return `${portal.path}: not measured: ${portal.skipped}`;
   if (portal.error) return `${portal.path}: FAILED: ${portal.error}`;
   return (
-    `${portal.path}: ${portal.medianMs} ms to data, median of ${portal.runs - portal.failedRuns} run(s) ` +
+    `${portal.path}: ${portal.medianMs} ms ${what}, median of ${portal.runs - portal.failedRuns} run(s) ` +
     `(budget ${limitMs} ms); that run: ${portal.requests} requests and ${portal.preflights} preflights ` +
     `before the mark, ${kb(portal.jsBytes)} KB of JS transferred (${kb(portal.jsBytesBeforeMark)} KB by the mark)` +
     (portal.loadAverage

@@ -1,10 +1,13 @@
-// Portal time-to-data, a part of `npm run bench`: from navigation to the portal's orders and
-// profile shown, for the seeded demo customer (2 orders) coming back with a persisted session,
+// Portal time-to-data and lesson time-to-content, a part of `npm run bench`: from navigation to
+// the portal's orders and profile shown, and from navigation to a lesson's body shown (the demo's
+// next lesson, whose text comes from the database once the session is known), for the seeded
+// demo customer (2 orders, a course in progress) coming back with a persisted session,
 // cold (a new browser context: empty cache), under Lighthouse's mobile throttling applied for
 // real through the Chrome DevTools Protocol (150 ms per request, 1.6 Mbps down, 750 Kbps up, 4x
 // CPU slowdown, the moto g power screen). The portal page calls
 // `performance.mark("portal-data-shown")` once both are rendered; its startTime (ms since the
-// navigation started) is the figure, median of the runs.
+// navigation started) is the figure, median of the runs; a lesson page marks
+// "lesson-content-shown" the same way.
 //
 // The site is built for the local stack (PUBLIC_SUPABASE_URL pointing at it) into a temporary
 // folder and served as the CDN serves it (local/static.ts: gzip, pretty URLs), on its own origin:
@@ -26,6 +29,26 @@ const root = resolve(import.meta.dirname, "..", "..");
 export const PORTAL_PATH = "/portal";
 /** What the portal page marks once the orders and the profile are both rendered. */
 export const PORTAL_MARK = "portal-data-shown";
+/** The lesson measured: the demo customer's next lesson (supabase/seed.sql), which has a video. */
+export const LESSON_PATH = "/portal/courses/growth-mindset/name-your-call-reluctance";
+/** What a lesson page marks once its body is rendered (src/features/course/store.ts). */
+export const LESSON_MARK = "lesson-content-shown";
+
+/**
+ * What each measured page is: its path, the mark it sets, and the requests whose 2xx answers must
+ * have arrived before the mark for it to count.
+ */
+export const TARGETS = {
+  portal: {
+    path: PORTAL_PATH,
+    mark: PORTAL_MARK,
+    data: [
+      ["orders", "/rest/v1/stripe_user_orders"],
+      ["profile", "/rest/v1/profiles"],
+    ],
+  },
+  lesson: { path: LESSON_PATH, mark: LESSON_MARK, data: [["lesson", "/rest/v1/course_lessons"]] },
+};
 
 /**
  * Lighthouse's mobile settings (lighthouse/core/config/constants.js, mobileSlow4G and the moto g
@@ -111,16 +134,14 @@ export function requestTimeline(requests, timeOrigin, markAt) {
 }
 
 /**
- * Null when the data the mark claims was fetched before it: a 2xx answer from the orders view and
- * from the profiles table, both finished by the mark. Otherwise what is missing, so a mark set
- * after an error (or before the data) never passes for a fast portal.
+ * Null when the data the mark claims was fetched before it: for the portal a 2xx answer from the
+ * orders view and from the profiles table, both finished by the mark (`data`: another target's
+ * requests). Otherwise what is missing, so a mark set after an error (or before the data) never
+ * passes for a fast page.
  */
-export function dataProblem(requests, markAt) {
+export function dataProblem(requests, markAt, data = TARGETS.portal.data) {
   const problems = [];
-  for (const [name, path] of [
-    ["orders", "/rest/v1/stripe_user_orders"],
-    ["profile", "/rest/v1/profiles"],
-  ]) {
+  for (const [name, path] of data) {
     const calls = requests.filter((r) => r.type !== "Preflight" && new URL(r.url).pathname === path);
     const done = calls.find((r) => ok(r) && r.finishedAt !== null && r.finishedAt <= markAt);
     if (done) continue;
@@ -159,7 +180,10 @@ export function hasPortalPage(srcPages = join(root, "src", "pages")) {
   return ["portal.astro", "portal.md", "portal.mdx", "portal"].some((name) => existsSync(join(srcPages, name)));
 }
 
-/** `astro build` into `dir` with supabase-js pointed at `supabaseUrl`, as `npm start` builds (local/start.ts). */
+/**
+ * `astro build` into `dir` with supabase-js pointed at `supabaseUrl`, as `npm start` builds
+ * (local/start.ts): lesson videos on the stack's Wistia stand-in, reached through the same URL.
+ */
 export async function buildForStack(dir, { supabaseUrl }) {
   const astro = join(root, "node_modules", "astro", "bin", "astro.mjs");
   const output = [];
@@ -167,7 +191,14 @@ export async function buildForStack(dir, { supabaseUrl }) {
     const child = spawn(process.execPath, [astro, "build", "--outDir", dir], {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1", FORCE_COLOR: "0", NO_COLOR: "1", PUBLIC_SUPABASE_URL: supabaseUrl },
+      env: {
+        ...process.env,
+        ASTRO_TELEMETRY_DISABLED: "1",
+        FORCE_COLOR: "0",
+        NO_COLOR: "1",
+        PUBLIC_SUPABASE_URL: supabaseUrl,
+        EMBED_WISTIA_PLAYER_URL: `${supabaseUrl}/_wistia/player.js`,
+      },
     });
     child.stdout.on("data", (chunk) => output.push(chunk));
     child.stderr.on("data", (chunk) => output.push(chunk));
@@ -291,8 +322,8 @@ function recordRequests(cdp) {
   };
 }
 
-/** One cold load of the portal in a new browser context; answers the run's figures or { error }. */
-async function measureOnce(browser, { siteOrigin, apiUrl, anonKey, user, throttling, timeoutMs }) {
+/** One cold load of `target` in a new browser context; answers the run's figures or { error }. */
+async function measureOnce(browser, { siteOrigin, apiUrl, anonKey, user, throttling, timeoutMs, target }) {
   const session = await signIn(apiUrl, anonKey, user);
   const context = await browser.newContext({ ...MOBILE_DEVICE, serviceWorkers: "block" });
   try {
@@ -311,7 +342,7 @@ async function measureOnce(browser, { siteOrigin, apiUrl, anonKey, user, throttl
           console.debug(tag, JSON.stringify(at));
         }).observe({ type: "mark", buffered: true });
       },
-      { origin: siteOrigin, key: sessionStorageKey(apiUrl), value: JSON.stringify(session), mark: PORTAL_MARK, tag: MARK_TAG },
+      { origin: siteOrigin, key: sessionStorageKey(apiUrl), value: JSON.stringify(session), mark: target.mark, tag: MARK_TAG },
     );
     const page = await context.newPage();
     const marked = new Promise((resolve) => {
@@ -328,18 +359,18 @@ async function measureOnce(browser, { siteOrigin, apiUrl, anonKey, user, throttl
 
     let timer;
     const timeout = new Promise((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
-    await page.goto(`${siteOrigin}${PORTAL_PATH}`, { waitUntil: "commit", timeout: timeoutMs });
+    await page.goto(`${siteOrigin}${target.path}`, { waitUntil: "commit", timeout: timeoutMs });
     const at = await Promise.race([marked, timeout]).finally(() => clearTimeout(timer));
     if (!at) {
       const where = await page.evaluate(() => `${location.pathname}: ${document.title}`).catch(() => page.url());
-      return { error: `no "${PORTAL_MARK}" mark within ${timeoutMs / 1000} s (at ${where})` };
+      return { error: `no "${target.mark}" mark within ${timeoutMs / 1000} s (at ${where})` };
     }
     const { markMs, timeOrigin, pathname } = at;
-    if (pathname !== PORTAL_PATH) return { error: `the mark was set on ${pathname}, not ${PORTAL_PATH}` };
+    if (pathname !== target.path) return { error: `the mark was set on ${pathname}, not ${target.path}` };
     await recorder.settle();
     const requests = recorder.requests();
     const markAt = timeOrigin + markMs;
-    const problem = dataProblem(requests, markAt);
+    const problem = dataProblem(requests, markAt, target.data);
     if (problem) return { error: `mark at ${Math.round(markMs)} ms without the data: ${problem}` };
     return {
       ms: Math.round(markMs),
@@ -352,11 +383,12 @@ async function measureOnce(browser, { siteOrigin, apiUrl, anonKey, user, throttl
 }
 
 /**
- * Measures the portal `runs` times. `chrome`: the browser to drive (scripts/ensure-chromium.mjs's
- * findChromium()). `prepare(dir, { supabaseUrl, anonKey })` puts the site into `dir` once the
- * stack's URL is known; by default it builds the site for the stack (and without a portal page
- * in src/pages the part is skipped). Answers portalResult(), or { skipped } / { error } when the
- * part could not run.
+ * Measures the portal `runs` times, then (with `lessons`) the lesson `runs` times. `chrome`: the
+ * browser to drive (scripts/ensure-chromium.mjs's findChromium()). `prepare(dir, { supabaseUrl,
+ * anonKey })` puts the site into `dir` once the stack's URL is known; by default it builds the
+ * site for the stack and publishes its lessons to it (and without a portal page in src/pages the
+ * part is skipped). Answers portalResult() with the lesson's under `lesson`, or { skipped } /
+ * { error } when the part could not run.
  */
 export async function runPortalBench({
   runs = 3,
@@ -365,6 +397,7 @@ export async function runPortalBench({
   prepare,
   throttling = MOBILE_THROTTLING,
   timeoutMs = 30_000,
+  lessons = !prepare,
 } = {}) {
   if (!prepare && !hasPortalPage())
     return { path: PORTAL_PATH, skipped: "no portal page yet (src/pages/portal)" };
@@ -383,6 +416,7 @@ export async function runPortalBench({
   const onSignal = (signal) => {
     stack?.stopSync();
     rmSync(siteDir, { recursive: true, force: true });
+    rmSync(`${siteDir}-course`, { recursive: true, force: true });
     process.kill(process.pid, signal);
   };
   process.once("SIGINT", onSignal);
@@ -400,6 +434,11 @@ export async function runPortalBench({
       await buildForStack(siteDir, target);
       log(`  built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
+    if (lessons) {
+      // The lessons' bodies, as a deploy publishes them (npm run course:publish).
+      const { publishCourse } = await import("../../src/features/course/publish.server.ts");
+      await publishCourse(stack.admin(), `${siteDir}-course`);
+    }
     if (!(await resolveFile(siteDir, PORTAL_PATH)))
       return { path: PORTAL_PATH, skipped: `the build has no page at ${PORTAL_PATH}` };
     site = await serveDist(siteDir);
@@ -411,25 +450,34 @@ export async function runPortalBench({
     if (loadBefore > cores)
       log(`  note: load average ${loadBefore} on ${cores} cores; other work slows the runs`);
     const options = { siteOrigin: site.origin, apiUrl: api.url, anonKey: stack.anonKey, user: DEMO_USER, throttling, timeoutMs };
-    const results = [];
-    for (let i = 1; i <= runs; i++) {
-      let run;
-      try {
-        run = await measureOnce(browser, options);
-      } catch (error) {
-        run = { error: error.message.split("\n")[0] };
+    const measure = async (target) => {
+      const results = [];
+      for (let i = 1; i <= runs; i++) {
+        let run;
+        try {
+          run = await measureOnce(browser, { ...options, target });
+        } catch (error) {
+          run = { error: error.message.split("\n")[0] };
+        }
+        results.push(run);
+        log(
+          `  ${target.path} run ${i}/${runs}: ` +
+            (run.error
+              ? `failed: ${run.error}`
+              : `${run.ms} ms, ${run.requests} requests (+${run.preflights} preflights) before the mark, ` +
+                `JS ${(run.jsBytes / 1024).toFixed(1)} KB transferred`),
+        );
       }
-      results.push(run);
-      log(
-        `  ${PORTAL_PATH} run ${i}/${runs}: ` +
-          (run.error
-            ? `failed: ${run.error}`
-            : `${run.ms} ms, ${run.requests} requests (+${run.preflights} preflights) before the mark, ` +
-              `JS ${(run.jsBytes / 1024).toFixed(1)} KB transferred`),
-      );
-    }
+      return results;
+    };
+    const portalRuns = await measure(TARGETS.portal);
+    const lessonRuns = lessons ? await measure(TARGETS.lesson) : null;
     const loadAverage = { before: loadBefore, after: Number(loadavg()[0].toFixed(2)), cores };
-    return { ...portalResult(results, { throttling }), loadAverage };
+    return {
+      ...portalResult(portalRuns, { throttling }),
+      loadAverage,
+      ...(lessonRuns ? { lesson: { ...portalResult(lessonRuns, { path: LESSON_PATH, throttling }), loadAverage } } : {}),
+    };
   } catch (error) {
     return { path: PORTAL_PATH, error: `could not run: ${error.message.split("\n")[0]}` };
   } finally {
@@ -438,6 +486,7 @@ export async function runPortalBench({
     await api?.close().catch(() => {});
     await stack?.stop().catch((error) => console.error(`  cleanup: ${error.message}`));
     rmSync(siteDir, { recursive: true, force: true });
+    rmSync(`${siteDir}-course`, { recursive: true, force: true });
     process.removeListener("SIGINT", onSignal);
     process.removeListener("SIGTERM", onSignal);
   }

@@ -1,13 +1,25 @@
 /**
- * /portal (docs/product.md §2 Portal): the welcome, three stat tiles (programs owned, total
- * invested, member since), My Courses and the tiles to settings and purchase history. Built
- * with its loading state (skeletons); the data comes from the portal store, which the page
- * starts fetching before this island hydrates.
+ * /portal (docs/product.md §2 Portal): the welcome, the stat tiles (programs owned, total
+ * invested, lessons completed, member since), My Courses (each opening its course, with the
+ * customer's progress) and the tiles to settings and purchase history. Built with its loading
+ * state (skeletons); the data comes from the portal store, which the page starts fetching before
+ * this island hydrates.
  */
 import { useEffect } from "react";
 import { $auth } from "../../stores/session";
-import { emailLocalPart, memberSince, myCourses, portalStats, type CourseCard, type PortalProgram } from "./logic";
-import { $orders, $profile, LOADING, markPortalDataShown } from "./store";
+import { lessonCount } from "../course/logic";
+import { ProgressBar } from "../course/ui";
+import {
+  emailLocalPart,
+  lessonsDone,
+  memberSince,
+  myCourses,
+  portalProgress,
+  portalStats,
+  type CourseCard,
+  type PortalProgram,
+} from "./logic";
+import { $orders, $profile, $progress, LOADING, markPortalDataShown } from "./store";
 import { AUTH_LOADING, Avatar, Badge, LoadingNote, Skeleton } from "./ui";
 import { useAtom } from "../../lib/useAtom";
 
@@ -20,6 +32,7 @@ export default function Dashboard({ programs }: Props) {
   const auth = useAtom($auth, AUTH_LOADING);
   const orders = useAtom($orders, LOADING);
   const profile = useAtom($profile, LOADING);
+  const progress = useAtom($progress, LOADING);
   const user = auth.status === "signed-in" ? auth.user : null;
 
   useEffect(() => {
@@ -30,6 +43,9 @@ export default function Dashboard({ programs }: Props) {
   const fullName = profile.status === "ready" ? profile.data?.full_name?.trim() : undefined;
   const avatarUrl = profile.status === "ready" ? profile.data?.avatar_url : undefined;
   const stats = orders.status === "ready" ? portalStats(orders.data) : null;
+  const courses = orders.status === "ready" ? myCourses(orders.data, programs) : null;
+  const rows = progress.status === "ready" ? progress.data : null;
+  const learned = courses && rows ? portalProgress(courses.active, rows) : null;
   const since = memberSince(user?.createdAt);
 
   return (
@@ -70,7 +86,7 @@ export default function Dashboard({ programs }: Props) {
         <h2 id="stats-heading" className="sr-only">
           Your account at a glance
         </h2>
-        <dl className="grid gap-4 sm:grid-cols-3">
+        <dl className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
           <StatTile
             label="Programs owned"
             value={stats ? String(stats.programsOwned) : null}
@@ -80,6 +96,11 @@ export default function Dashboard({ programs }: Props) {
             label="Total invested"
             value={stats ? stats.totalInvested : null}
             failed={orders.status === "error"}
+          />
+          <StatTile
+            label="Lessons completed"
+            value={learned ? `${learned.done} of ${learned.total}` : null}
+            failed={orders.status === "error" || progress.status === "error"}
           />
           <StatTile label="Member since" value={user ? since || "—" : null} />
         </dl>
@@ -96,7 +117,7 @@ export default function Dashboard({ programs }: Props) {
               We couldn&rsquo;t load your courses just now. Please refresh the page in a moment.
             </p>
           )}
-          {orders.status === "ready" && <Courses {...myCourses(orders.data, programs)} />}
+          {courses && <Courses {...courses} progress={progress.status === "error" ? "error" : rows} />}
         </div>
       </section>
 
@@ -157,7 +178,10 @@ function CoursesSkeleton() {
   );
 }
 
-function Courses({ active, processing }: { active: CourseCard[]; processing: CourseCard[] }) {
+/** The customer's progress rows; null while they load, "error" when they could not be. */
+type Rows = { lesson_id: string; completed: boolean }[] | null | "error";
+
+function Courses({ active, processing, progress }: { active: CourseCard[]; processing: CourseCard[]; progress: Rows }) {
   if (active.length === 0 && processing.length === 0) {
     return (
       <div className="rounded-2xl border border-dashed border-white/15 bg-panel/60 p-8 text-center">
@@ -178,7 +202,7 @@ function Courses({ active, processing }: { active: CourseCard[]; processing: Cou
         <ul className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
           {active.map((course) => (
             <li key={course.key}>
-              <CourseTile course={course} />
+              <CourseTile course={course} progress={progress} />
             </li>
           ))}
         </ul>
@@ -216,7 +240,9 @@ function Courses({ active, processing }: { active: CourseCard[]; processing: Cou
   );
 }
 
-function CourseTile({ course }: { course: CourseCard }) {
+function CourseTile({ course, progress }: { course: CourseCard; progress: Rows }) {
+  const href = course.course ?? course.page;
+  const count = Array.isArray(progress) && course.lessons ? lessonsDone(course.lessons, progress) : null;
   return (
     <article className="relative flex h-full flex-col rounded-2xl border border-white/10 bg-panel p-6 transition-colors focus-within:border-violet-400/60 hover:border-violet-400/60">
       <div className="flex items-start justify-between gap-4">
@@ -228,9 +254,9 @@ function CourseTile({ course }: { course: CourseCard }) {
         <Badge tone="green">{course.status}</Badge>
       </div>
       <h3 className="mt-5 text-lg font-semibold text-white">
-        {course.page ? (
+        {href ? (
           <a
-            href={course.page}
+            href={href}
             className="after:absolute after:inset-0 after:rounded-2xl focus-visible:outline-none focus-visible:after:outline-2 focus-visible:after:outline-offset-2 focus-visible:after:outline-sky-400"
           >
             {course.name}
@@ -240,9 +266,27 @@ function CourseTile({ course }: { course: CourseCard }) {
         )}
       </h3>
       {course.description && <p className="mt-2 flex-1 text-sm leading-6 text-slate-300">{course.description}</p>}
-      {course.page && (
+      {course.lessons && progress !== "error" && (
+        <div className="mt-5">
+          {count ? (
+            <>
+              <p className="text-sm text-slate-300">{lessonCount(count.done, count.total)}</p>
+              <ProgressBar
+                percent={Math.floor((count.done / Math.max(count.total, 1)) * 100)}
+                label={`${course.name}: ${lessonCount(count.done, count.total)} completed`}
+              />
+            </>
+          ) : (
+            <>
+              <Skeleton className="h-4 w-28" />
+              <Skeleton className="mt-3 h-2 w-full rounded-full" />
+            </>
+          )}
+        </div>
+      )}
+      {href && (
         <p aria-hidden="true" className="mt-5 text-sm font-semibold text-violet-300">
-          Open program →
+          {count && count.done > 0 ? "Continue course →" : "Start course →"}
         </p>
       )}
     </article>

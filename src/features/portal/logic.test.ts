@@ -17,6 +17,8 @@ import {
   portalStats,
   programOf,
   purchaseView,
+  lessonsDone,
+  portalProgress,
   statusBadge,
   versionedUrl,
   type PortalProgram,
@@ -30,6 +32,8 @@ const PROGRAMS: PortalProgram[] = [
     image: "/images/programs/growth-mindset.svg",
     imageAlt: "A rising line",
     description: "Rewire the beliefs that cap your production.",
+    course: "/portal/courses/growth-mindset",
+    lessons: ["growth-mindset/one", "growth-mindset/two", "growth-mindset/three"],
   },
   {
     key: "AI_ACCELERATOR",
@@ -38,6 +42,8 @@ const PROGRAMS: PortalProgram[] = [
     image: "/images/programs/ai-advisor-accelerator.svg",
     imageAlt: "A spark",
     description: "Twelve weeks of cohort coaching.",
+    course: "/portal/courses/ai-advisor-accelerator",
+    lessons: ["ai-advisor-accelerator/one", "ai-advisor-accelerator/two"],
   },
   {
     key: "OS_ACCELERATOR",
@@ -46,6 +52,8 @@ const PROGRAMS: PortalProgram[] = [
     image: "/images/programs/os-accelerator.svg",
     imageAlt: "Gears",
     description: "Build the operating system of your firm.",
+    course: "/portal/courses/os-accelerator",
+    lessons: ["os-accelerator/one"],
   },
 ];
 
@@ -122,6 +130,8 @@ describe("stats and My Courses", () => {
         image: "/images/programs/growth-mindset.svg",
         imageAlt: "A rising line",
         description: "Rewire the beliefs that cap your production.",
+        course: "/portal/courses/growth-mindset",
+        lessons: ["growth-mindset/one", "growth-mindset/two", "growth-mindset/three"],
         status: "Active",
       },
     ]);
@@ -157,6 +167,24 @@ describe("stats and My Courses", () => {
     expect(programOf(PROGRAMS, " growth_mindset ")?.name).toBe("Growth Mindset Mastery");
     expect(programOf(PROGRAMS, "NOPE")).toBeUndefined();
     expect(programOf(PROGRAMS, null)).toBeUndefined();
+  });
+});
+
+describe("progress on the dashboard", () => {
+  const rows = [
+    { lesson_id: "growth-mindset/one", completed: true },
+    { lesson_id: "growth-mindset/two", completed: false },
+    { lesson_id: "os-accelerator/one", completed: true },
+    { lesson_id: "growth-mindset/gone", completed: true },
+  ];
+
+  it("counts a course's lessons marked completed, not ones started or no longer in the course", () => {
+    expect(lessonsDone(PROGRAMS[0]!.lessons, rows)).toEqual({ done: 1, total: 3 });
+  });
+
+  it("counts lessons across the programs the customer owns only (a refunded program's progress is not counted)", () => {
+    const { active } = myCourses([order("completed", "GROWTH_MINDSET", 30_000, "2026-10-01T00:00:00Z")], PROGRAMS);
+    expect(portalProgress(active, rows)).toEqual({ done: 1, total: 3 });
   });
 });
 

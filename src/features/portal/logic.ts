@@ -16,6 +16,10 @@ export interface PortalProgram {
   image: string;
   imageAlt: string;
   description: string;
+  /** The program's course in the member area, e.g. /portal/courses/growth-mindset. */
+  course: string;
+  /** Its lessons' ids, in course order. */
+  lessons: string[];
 }
 
 /** An order's product name when its program is not in the catalogue (docs/product.md §3). */
@@ -85,6 +89,9 @@ export interface CourseCard {
   image?: string;
   imageAlt?: string;
   description?: string;
+  /** The program's course in the member area, and its lessons' ids; none for an unknown program. */
+  course?: string;
+  lessons?: string[];
   /** docs/product.md §4: completed shows 'Active', anything else 'Processing'. */
   status: "Active" | "Processing";
 }
@@ -93,8 +100,8 @@ function card(programs: readonly PortalProgram[], order: OrderRow, status: Cours
   const program = programOf(programs, order.product_key);
   const key = order.product_key?.trim().toUpperCase() || `order-${order.order_id}`;
   if (!program) return { key, name: UNKNOWN_PRODUCT_NAME, status };
-  const { name, page, image, imageAlt, description } = program;
-  return { key, name, page, image, imageAlt, description, status };
+  const { name, page, image, imageAlt, description, course, lessons } = program;
+  return { key, name, page, image, imageAlt, description, course, lessons, status };
 }
 
 /**
@@ -124,6 +131,26 @@ export function myCourses(
     processing.push(course);
   }
   return { active, processing };
+}
+
+/** Lessons done of `lessons` (ids), counting the customer's rows marked completed. */
+export function lessonsDone(
+  lessons: readonly string[],
+  progress: readonly { lesson_id: string; completed: boolean }[],
+): { done: number; total: number } {
+  const completed = new Set(progress.filter((row) => row.completed).map((row) => row.lesson_id));
+  return { done: lessons.filter((id) => completed.has(id)).length, total: lessons.length };
+}
+
+/** The dashboard's progress tile: lessons done across the programs the customer owns (active cards). */
+export function portalProgress(
+  active: readonly CourseCard[],
+  progress: readonly { lesson_id: string; completed: boolean }[],
+): { done: number; total: number } {
+  return lessonsDone(
+    active.flatMap((course) => course.lessons ?? []),
+    progress,
+  );
 }
 
 /** The colour of a purchase's status badge (docs/product.md §4). */

@@ -1,14 +1,16 @@
-/** The catalogue as the portal's islands take it: a few facts per program (small props). */
-import { getPrograms } from "../../lib/content";
+/** The catalogue as the portal's islands take it: a few facts per program, and its course (small props). */
+import { getCourses } from "../course/course";
 import type { PortalProgram } from "./logic";
 
 export async function portalPrograms(): Promise<PortalProgram[]> {
-  return (await getPrograms()).map((p) => ({
-    key: p.checkoutKey,
-    name: p.name,
-    page: p.page,
-    image: p.image,
-    imageAlt: p.imageAlt,
-    description: p.description,
+  return (await getCourses()).map(({ program, href, lessons }) => ({
+    key: program.checkoutKey,
+    name: program.name,
+    page: program.page,
+    image: program.image,
+    imageAlt: program.imageAlt,
+    description: program.description,
+    course: href,
+    lessons: lessons.map((lesson) => lesson.id),
   }));
 }

@@ -1,6 +1,7 @@
 /**
- * The portal's data (docs/architecture.md, Client state): the signed-in customer's orders and
- * profile, as nanostores, and what changes them (profile save, avatar upload, logout).
+ * The portal's data (docs/architecture.md, Client state): the signed-in customer's orders,
+ * profile and lesson progress, as nanostores, and what changes them (profile save, avatar
+ * upload, logout).
  *
  * The portal header's script calls `startPortal()` as soon as the page is parsed, so the fetches
  * start as soon as supabase-js reports the session to the session store, in parallel, and not
@@ -8,7 +9,7 @@
  * with the page to come back to.
  */
 import { atom } from "nanostores";
-import type { OrderRow, ProfileRow } from "../../lib/database.types";
+import type { LessonProgressRow, OrderRow, ProfileRow } from "../../lib/database.types";
 import { supabase } from "../../lib/supabase";
 import { $auth, type SessionUser } from "../../stores/session";
 import { avatarPath, checkAvatar, contactFields, type ContactField, loginRedirect, versionedUrl } from "./logic";
@@ -24,8 +25,11 @@ export const $orders = atom<Remote<OrderRow[]>>(LOADING);
 /** The customer's profile; `null` when they have never saved one. */
 export const $profile = atom<Remote<ProfileRow | null>>(LOADING);
 
+/** The customer's progress through their lessons (lesson_progress: their own rows). */
+export const $progress = atom<Remote<LessonProgressRow[]>>(LOADING);
+
 /** What a portal page shows, and so fetches. */
-export type PortalData = "orders" | "profile";
+export type PortalData = "orders" | "profile" | "progress";
 
 let started = false;
 /** The user whose data the stores hold (or are fetching). */
@@ -55,11 +59,13 @@ export function startPortal(needs: readonly PortalData[]): void {
       // Another account signed in (in another tab): start again from loading.
       $orders.set(LOADING);
       $profile.set(LOADING);
+      $progress.set(LOADING);
     }
     // supabase-js reports the session from inside its auth callback; start the requests after it.
     queueMicrotask(() => {
       if (needs.includes("orders")) void loadOrders(userId);
       if (needs.includes("profile")) void loadProfile(userId);
+      if (needs.includes("progress")) void loadProgress(userId);
     });
   });
 }
@@ -91,6 +97,26 @@ async function loadProfile(userId: string): Promise<void> {
     console.error("Could not load your profile:", error);
     $profile.set({ status: "error" });
   }
+}
+
+async function loadProgress(userId: string): Promise<void> {
+  try {
+    const { data, error } = await supabase.from("lesson_progress").select("*");
+    if (loadedFor !== userId) return;
+    if (error) throw error;
+    $progress.set({ status: "ready", data: data ?? [] });
+  } catch (error) {
+    if (loadedFor !== userId) return;
+    console.error("Could not load your progress:", error);
+    $progress.set({ status: "error" });
+  }
+}
+
+/** Replaces (or adds) one lesson's progress row in the store, after it was saved. */
+export function mergeProgress(row: LessonProgressRow): void {
+  const current = $progress.get();
+  const rows = current.status === "ready" ? current.data.filter((r) => r.lesson_id !== row.lesson_id) : [];
+  $progress.set({ status: "ready", data: [...rows, row] });
 }
 
 /** The signed-in user, or null. */

@@ -24,7 +24,7 @@ describe("supabase/config.toml", () => {
     expect(config.auth.siteUrl).toBe(JSON.parse(value("site_url")));
     expect(config.auth.rateLimit.tokenRefresh).toBe(Number(value("token_refresh")));
     expect(config.auth.email.maxFrequency).toBe(60);
-    expect(config.storage.fileSizeLimit).toBe(2 * 1024 * 1024);
+    expect(config.storage.fileSizeLimit).toBe(50 * 1024 * 1024);
     expect(config.auth.email.templates.recovery).toMatchObject({
       subject: "Reset your Advisor Accelerator password",
       contentPath: "./supabase/templates/recovery.html",

@@ -1,0 +1,234 @@
+/**
+ * A course's page in the portal: the program, the customer's progress and the way on ("Start",
+ * or "Continue: <next lesson>"), then every module with its lessons: done, open, a free preview,
+ * or opening on a later day (cohort programs). Built with the outline (public, from content/) and
+ * no progress; the progress and the access arrive from the stores the page's script fills.
+ */
+import { useAtom } from "../../lib/useAtom";
+import { formatCents } from "../../lib/money";
+import { $auth } from "../../stores/session";
+import { $progress, LOADING } from "../portal/store";
+import { AUTH_LOADING, LoadingNote, Skeleton } from "../portal/ui";
+import {
+  courseProgress,
+  formatDay,
+  formatDuration,
+  isOpen,
+  lessonCount,
+  type OutlineLesson,
+  type OutlineModule,
+  progressMap,
+  type ProgressMap,
+  unlockDay,
+} from "./logic";
+import { $access } from "./store";
+import { CheckIcon, LockIcon, ProgressBar } from "./ui";
+
+export interface CourseOutlineProps {
+  program: { name: string; checkoutKey: string; priceCents: number; page: string };
+  modules: OutlineModule[];
+  /** The business's time zone (content/site.yaml), in which unlock days begin. */
+  timeZone: string;
+}
+
+export default function CourseOutline({ program, modules, timeZone }: CourseOutlineProps) {
+  const auth = useAtom($auth, AUTH_LOADING);
+  const progress = useAtom($progress, LOADING);
+  const access = useAtom($access, LOADING);
+  const lessons = modules.flatMap((m) => m.lessons);
+  const done = progress.status === "ready" ? progressMap(progress.data) : null;
+  const startDay = access.status === "ready" ? access.data.startDay : undefined;
+  const owned = startDay !== undefined && startDay !== null;
+  const opensOn = (lesson: OutlineLesson) => (owned ? unlockDay(startDay, lesson.unlockWeek) : null);
+  const summary = done ? courseProgress(lessons, done) : null;
+  const firstOpen = lessons.find((l) => isOpen(opensOn(l), timeZone));
+  const cohortStart = owned && lessons.some((l) => l.unlockWeek !== null) ? startDay : null;
+
+  return (
+    <div className="space-y-10">
+      <section aria-labelledby="progress-heading" className="rounded-2xl border border-white/10 bg-panel p-6 sm:p-8">
+        <h2 id="progress-heading" className="sr-only">
+          Your progress
+        </h2>
+        {auth.status !== "signed-in" || !summary || access.status === "loading" ? (
+          <div aria-busy="true">
+            <Skeleton className="h-5 w-40" />
+            <Skeleton className="mt-4 h-2 w-full rounded-full" />
+            <Skeleton className="mt-6 h-11 w-56 rounded-full" />
+            <LoadingNote>Loading your progress…</LoadingNote>
+          </div>
+        ) : access.status === "ready" && !owned ? (
+          <NotOwned program={program} />
+        ) : (
+          <div>
+            <p className="text-sm font-medium text-slate-300">
+              <span className="text-lg font-semibold text-white">{lessonCount(summary.done, summary.total)}</span>{" "}
+              completed
+            </p>
+            <ProgressBar percent={summary.percent} label={`${program.name}: ${summary.percent}% complete`} />
+            {cohortStart && !isOpen(cohortStart, timeZone) && (
+              <p className="mt-4 text-slate-300">
+                Your cohort starts on <strong className="text-white">{formatDay(cohortStart)}</strong>. The orientation
+                is open now; each module opens on its week.
+              </p>
+            )}
+            <NextStep next={summary.next ?? null} started={summary.started} first={firstOpen ?? null} />
+          </div>
+        )}
+        {progress.status === "error" && (
+          <p className="mt-4 text-sm text-slate-300">
+            We couldn&rsquo;t load your progress just now. Your lessons are below; refresh the page in a moment to see
+            it.
+          </p>
+        )}
+      </section>
+
+      <ol className="space-y-8" aria-label="Modules">
+        {modules.map((module) => (
+          <li key={module.number}>
+            <Module module={module} done={done} opensOn={opensOn} timeZone={timeZone} owned={owned} />
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+function NextStep({
+  next,
+  started,
+  first,
+}: {
+  next: OutlineLesson | null;
+  started: boolean;
+  first: OutlineLesson | null;
+}) {
+  const button =
+    "mt-6 inline-flex min-h-11 max-w-full items-center justify-center rounded-full bg-violet-600 px-6 py-2 text-sm font-semibold text-white hover:bg-violet-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-400";
+  if (!next) {
+    return (
+      <div>
+        <p className="mt-4 font-semibold text-green-300">You have completed every lesson. Well done.</p>
+        {first && (
+          <a href={first.href} className={button}>
+            Review from the start
+          </a>
+        )}
+      </div>
+    );
+  }
+  if (!started) {
+    return (
+      <a href={(first ?? next).href} className={button}>
+        Start
+      </a>
+    );
+  }
+  return (
+    <a href={next.href} className={button}>
+      <span className="truncate">Continue: {next.title}</span>
+    </a>
+  );
+}
+
+function NotOwned({ program }: { program: CourseOutlineProps["program"] }) {
+  return (
+    <div>
+      <p className="text-lg font-semibold text-white">{program.name} is not on your account yet.</p>
+      <p className="mt-2 text-slate-300">
+        The lessons marked Free preview are open to you now. The rest of the course opens the moment your purchase
+        completes.
+      </p>
+      <div className="mt-6 flex flex-wrap gap-3">
+        <a
+          href={`/checkout/${program.checkoutKey}`}
+          className="inline-flex min-h-11 items-center justify-center rounded-full bg-violet-600 px-6 text-sm font-semibold text-white hover:bg-violet-500"
+        >
+          Get {program.name} · {formatCents(program.priceCents)}
+        </a>
+        <a
+          href={program.page}
+          className="inline-flex min-h-11 items-center justify-center rounded-full border border-white/20 px-6 text-sm font-semibold text-white hover:bg-white/10"
+        >
+          See what&rsquo;s inside
+        </a>
+      </div>
+    </div>
+  );
+}
+
+function Module({
+  module,
+  done,
+  opensOn,
+  timeZone,
+  owned,
+}: {
+  module: OutlineModule;
+  done: ProgressMap | null;
+  opensOn: (lesson: OutlineLesson) => string | null;
+  timeZone: string;
+  owned: boolean;
+}) {
+  const finished = done ? module.lessons.filter((l) => done.get(l.id)?.completed).length : null;
+  const headingId = `module-${module.number}`;
+  return (
+    <section aria-labelledby={headingId} className="rounded-2xl border border-white/10 bg-panel/60">
+      <header className="flex flex-wrap items-baseline justify-between gap-x-4 gap-y-1 border-b border-white/10 p-5 sm:px-6">
+        <div className="min-w-0">
+          <p className="text-xs font-semibold uppercase tracking-wider text-violet-300">{module.label}</p>
+          <h2 id={headingId} className="mt-1 text-xl font-semibold text-white">
+            {module.title}
+          </h2>
+        </div>
+        <p className="text-sm text-slate-300">
+          {finished === null ? `${module.lessons.length} lessons` : lessonCount(finished, module.lessons.length)}
+        </p>
+      </header>
+      <ol className="divide-y divide-white/5">
+        {module.lessons.map((lesson) => {
+          const complete = !!done?.get(lesson.id)?.completed;
+          const day = opensOn(lesson);
+          const locked = owned && !isOpen(day, timeZone);
+          return (
+            <li key={lesson.id}>
+              <a
+                href={lesson.href}
+                className="flex items-start gap-4 p-5 hover:bg-white/5 focus-visible:bg-white/5 sm:px-6"
+                aria-describedby={stateId(lesson)}
+              >
+                <span
+                  aria-hidden="true"
+                  className={`mt-0.5 flex size-7 shrink-0 items-center justify-center rounded-full text-xs font-bold ${
+                    complete ? "bg-green-500 text-slate-950" : "border border-white/20 text-slate-300"
+                  }`}
+                >
+                  {complete ? <CheckIcon /> : locked ? <LockIcon /> : lesson.position}
+                </span>
+                <span className="min-w-0 flex-1">
+                  <span className="block font-medium text-white">{lesson.title}</span>
+                  <span className="mt-1 block text-sm leading-6 text-slate-300">{lesson.summary}</span>
+                </span>
+                <span className="flex shrink-0 flex-col items-end gap-1 text-sm text-slate-300">
+                  <span>{formatDuration(lesson.duration)}</span>
+                  <span id={stateId(lesson)} className="text-xs font-semibold">
+                    {complete ? (
+                      <span className="text-green-300">Completed</span>
+                    ) : locked && day ? (
+                      <span className="text-amber-200">Opens {formatDay(day)}</span>
+                    ) : lesson.freePreview && !owned ? (
+                      <span className="text-sky-300">Free preview</span>
+                    ) : null}
+                  </span>
+                </span>
+              </a>
+            </li>
+          );
+        })}
+      </ol>
+    </section>
+  );
+}
+
+/** The id of a lesson row's state line (lesson ids hold a slash). */
+const stateId = (lesson: OutlineLesson) => `lesson-state-${lesson.id.replace("/", "--")}`;

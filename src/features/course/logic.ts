@@ -1,0 +1,153 @@
+/**
+ * The member area's pure logic: addresses, progress, the next lesson, and when a cohort lesson
+ * opens. No browser, no supabase-js: unit-tested in logic.test.ts. The database decides who may
+ * read a lesson (supabase/migrations/*_member_area.sql); what this module computes is only what
+ * the pages say about it, with the same rule as `lesson_unlocks_at` there.
+ */
+
+/** Where the courses live in the portal. */
+export const COURSES_PATH = "/portal/courses";
+
+/** The course page of a program: its outline and progress. */
+export const courseHref = (program: string) => `${COURSES_PATH}/${program}`;
+
+/** A lesson's page. */
+export const lessonHref = (program: string, slug: string) => `${COURSES_PATH}/${program}/${slug}`;
+
+/** A lesson as the outline shows it: public facts only (no body, no video id, no files). */
+export interface OutlineLesson {
+  /** `<program>/<slug>`: the row's id in course_lessons and lesson_progress. */
+  id: string;
+  slug: string;
+  href: string;
+  title: string;
+  summary: string;
+  /** Minutes. */
+  duration: number;
+  /** 1-based module number. */
+  module: number;
+  /** 1-based place in its module. */
+  position: number;
+  freePreview: boolean;
+  /** The cohort week it opens (1: the cohort's first day); null when it opens with the purchase. */
+  unlockWeek: number | null;
+  hasVideo: boolean;
+  /** How many files it offers. */
+  downloads: number;
+}
+
+export interface OutlineModule {
+  number: number;
+  /** The curriculum's label, e.g. "Weeks 3-4" or "Module 2". */
+  label: string;
+  title: string;
+  description: string;
+  lessons: OutlineLesson[];
+}
+
+/** A row of lesson_progress as the portal reads it. */
+export interface ProgressRow {
+  lesson_id: string;
+  completed: boolean;
+  video_position: number;
+  updated_at: string;
+}
+
+export type ProgressMap = ReadonlyMap<string, ProgressRow>;
+
+export function progressMap(rows: readonly ProgressRow[]): ProgressMap {
+  return new Map(rows.map((row) => [row.lesson_id, row]));
+}
+
+export interface CourseProgress {
+  done: number;
+  total: number;
+  /** Whole percent done, rounded down (100 only when every lesson is done). */
+  percent: number;
+  /** Whether the customer has opened or finished any lesson of the course. */
+  started: boolean;
+  /** The lesson to go on with: the first not done, in course order; null when all are done. */
+  next: OutlineLesson | null;
+}
+
+/** How far through `lessons` (the course in order) the customer is. */
+export function courseProgress(lessons: readonly OutlineLesson[], progress: ProgressMap): CourseProgress {
+  const done = lessons.filter((l) => progress.get(l.id)?.completed).length;
+  const total = lessons.length;
+  return {
+    done,
+    total,
+    percent: total === 0 ? 0 : Math.floor((done / total) * 100),
+    started: lessons.some((l) => progress.has(l.id)),
+    next: lessons.find((l) => !progress.get(l.id)?.completed) ?? null,
+  };
+}
+
+/** "3 of 24 lessons". */
+export function lessonCount(done: number, total: number): string {
+  return `${done} of ${total} ${total === 1 ? "lesson" : "lessons"}`;
+}
+
+/** "18 min", or "1 h 5 min" for an hour or more. */
+export function formatDuration(minutes: number): string {
+  if (minutes < 60) return `${minutes} min`;
+  const rest = minutes % 60;
+  return rest === 0 ? `${minutes / 60} h` : `${Math.floor(minutes / 60)} h ${rest} min`;
+}
+
+/** A day (YYYY-MM-DD) plus `days`, as a day. Calendar arithmetic, free of time zones. */
+export function addDays(day: string, days: number): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + days);
+  return date.toISOString().slice(0, 10);
+}
+
+/**
+ * The day a lesson opens for a customer whose course counts from `startDay`: the start plus
+ * (week - 1) weeks, as `lesson_unlocks_at` computes it; null for a lesson that opens with the
+ * purchase (no unlock week).
+ */
+export function unlockDay(startDay: string, unlockWeek: number | null): string | null {
+  return unlockWeek === null ? null : addDays(startDay, (unlockWeek - 1) * 7);
+}
+
+/** Today in `timeZone`, as YYYY-MM-DD. */
+export function today(timeZone: string, now: Date = new Date()): string {
+  // en-CA writes dates as YYYY-MM-DD.
+  return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(now);
+}
+
+/** Whether a lesson opening on `day` (midnight in `timeZone`) is open at `now`. */
+export function isOpen(day: string | null, timeZone: string, now: Date = new Date()): boolean {
+  return day === null || today(timeZone, now) >= day;
+}
+
+/** "Monday, January 11, 2027". */
+export function formatDay(day: string): string {
+  return new Intl.DateTimeFormat("en-US", {
+    weekday: "long",
+    month: "long",
+    day: "numeric",
+    year: "numeric",
+    timeZone: "UTC",
+  }).format(new Date(`${day}T00:00:00Z`));
+}
+
+/** The lesson before and after `id` in course order (across modules). */
+export function neighbours(lessons: readonly OutlineLesson[], id: string) {
+  const at = lessons.findIndex((l) => l.id === id);
+  return { previous: at > 0 ? lessons[at - 1]! : null, next: at >= 0 ? (lessons[at + 1] ?? null) : null };
+}
+
+/** How often, in seconds of playback, the player saves a video's position. */
+export const SAVE_POSITION_EVERY = 10;
+
+/**
+ * Where a video should resume: the saved position, unless it is within the last few seconds (the
+ * customer watched to the end: start again).
+ */
+export function resumeAt(position: number, duration: number | null): number {
+  if (!Number.isFinite(position) || position <= 0) return 0;
+  if (duration !== null && duration > 0 && position >= duration - 5) return 0;
+  return Math.floor(position);
+}

@@ -1,0 +1,198 @@
+/**
+ * The member area on `npm start`'s stack, as customers use it: the demo customer's course in
+ * progress, opened from My Courses; a lesson read and marked complete, still complete after a
+ * reload; a video resumed where it was left (the stack's Wistia stand-in); a download through a
+ * signed URL; a customer without the program offered its checkout and no body; a signed-out
+ * visitor sent to /login and back; a cohort lesson before its week, with its day and no body.
+ * Each page axe-clean at 1280 and 390 px. (A refund taking the course away: purchase.spec.ts.)
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, type Page, test } from "@playwright/test";
+import { load } from "js-yaml";
+import { formatDay, today } from "../../src/features/course/logic.ts";
+import { axeViolations, VIEWPORTS } from "./axe";
+import { createCustomer, signIn } from "./customers";
+
+const CONTENT = join(import.meta.dirname, "../../content");
+const TIME_ZONE = (load(readFileSync(join(CONTENT, "site.yaml"), "utf8")) as { site: { timeZone: string } }).site
+  .timeZone;
+
+/** The first paragraph of a lesson's MDX body: what only its readers may see. */
+function opening(lesson: string): string {
+  const source = readFileSync(join(CONTENT, "lessons", `${lesson}.mdx`), "utf8");
+  const body = source.split(/^---$/m)[2]!;
+  const paragraph = body
+    .trim()
+    .split(/\n\s*\n/)[0]!
+    .replace(/\s+/g, " ");
+  return paragraph.split(/(?<=\.)\s/)[0]!.replace(/[*_]/g, "");
+}
+
+const lessonRegion = (page: Page) => page.getByRole("region", { name: "Lesson" });
+const growthMindset = { product: "GROWTH_MINDSET", status: "completed" as const, cents: 30_000, daysAgo: 2 };
+
+test.describe("the demo customer", () => {
+  test.describe.configure({ mode: "serial" });
+
+  test("finds their course in progress on My Courses, and opens it at the next lesson", async ({ page }) => {
+    await signIn(page, { id: "", email: "demo@advisoraccelerator.com", password: "advisor-demo-2026" });
+    await expect(page).toHaveURL(/\/portal$/);
+    const tile = page.getByRole("article").filter({ hasText: "Growth Mindset Mastery" });
+    await expect(tile).toContainText("3 of 18 lessons");
+    await expect(tile.getByRole("progressbar")).toHaveAttribute("aria-valuenow", "16");
+    await tile.getByRole("link", { name: "Growth Mindset Mastery" }).click();
+
+    await expect(page).toHaveURL(/\/portal\/courses\/growth-mindset$/);
+    await expect(page.getByRole("heading", { level: 1, name: "Growth Mindset Mastery" })).toBeVisible();
+    await expect(page.getByText("3 of 18 lessons", { exact: true })).toBeVisible();
+    const module1 = page.getByRole("region", { name: "The identity of a top producer" });
+    await expect(module1).toContainText("3 of 3 lessons");
+    await expect(module1.getByText("Completed")).toHaveCount(3);
+    await page.getByRole("link", { name: "Continue: Name the kind of call reluctance you have" }).click();
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Name the kind of call reluctance you have");
+    await expect(lessonRegion(page)).toContainText(opening("growth-mindset/name-your-call-reluctance"));
+  });
+
+  test("reads a lesson, marks it complete, and finds it complete after a reload", async ({ page }) => {
+    await signIn(page, { id: "", email: "demo@advisoraccelerator.com", password: "advisor-demo-2026" });
+    await page.goto("/portal/courses/growth-mindset/make-the-calls-you-avoid");
+    await expect(lessonRegion(page)).toContainText(opening("growth-mindset/make-the-calls-you-avoid"));
+    // By keyboard, as a screen-reader user would.
+    await page.getByRole("button", { name: "Mark as complete" }).focus();
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("status").filter({ hasText: "Lesson marked as complete." })).toBeVisible();
+    await page.reload();
+    await expect(page.getByRole("button", { name: "Mark as not complete" })).toBeVisible();
+    await page.goto("/portal/courses/growth-mindset");
+    await expect(page.getByText("4 of 18 lessons", { exact: true })).toBeVisible();
+
+    // Put the demo back as the seed left it.
+    await page.goto("/portal/courses/growth-mindset/make-the-calls-you-avoid");
+    await page.getByRole("button", { name: "Mark as not complete" }).click();
+    await expect(page.getByRole("button", { name: "Mark as complete" })).toBeVisible();
+  });
+});
+
+test("a video resumes where the customer left it", async ({ page }) => {
+  const customer = await createCustomer({ name: "viewer", orders: [growthMindset] });
+  await signIn(page, customer);
+  await expect(page).toHaveURL(/\/portal$/);
+  await page.goto("/portal/courses/growth-mindset/find-your-production-ceiling-belief");
+  const player = page.getByRole("group", { name: "Video player" });
+  await player.getByRole("button", { name: "Play video" }).click();
+  await expect(player.getByText(/^0:0[3-9] \//)).toBeVisible({ timeout: 10_000 });
+  await player.getByRole("button", { name: "Pause video" }).click();
+  const at = (await player.getByText(/^\d+:\d\d \//).textContent())!.split(" ")[0]!;
+
+  await page.reload();
+  await expect(page.getByText(`Resuming where you left off, at ${at}.`)).toBeVisible();
+  await expect(page.getByRole("group", { name: "Video player" }).getByText(new RegExp(`^${at} /`))).toBeVisible();
+});
+
+test("a download comes through a short-lived signed URL, to the program's buyers only", async ({ page }) => {
+  const customer = await createCustomer({ name: "downloader", orders: [growthMindset] });
+  await signIn(page, customer);
+  await expect(page).toHaveURL(/\/portal$/);
+  await page.goto("/portal/courses/growth-mindset/put-money-beliefs-on-trial");
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("button", { name: /Money Belief Inventory/ }).click(),
+  ]);
+  expect(download.suggestedFilename()).toBe("money-belief-inventory.pdf");
+  expect(download.url()).toMatch(/\/storage\/v1\/object\/sign\/course-downloads\/growth-mindset\/[^?]+\?token=/);
+  const bytes = readFileSync((await download.path())!);
+  expect(bytes.equals(readFileSync(join(CONTENT, "lessons/growth-mindset/downloads/money-belief-inventory.pdf")))).toBe(
+    true,
+  );
+});
+
+test("a customer without the program is offered its checkout, sees no lesson body, and may read the free preview", async ({
+  page,
+}) => {
+  const customer = await createCustomer({ name: "browser" });
+  await signIn(page, customer);
+  await expect(page).toHaveURL(/\/portal$/);
+  await page.goto("/portal/courses/growth-mindset/put-money-beliefs-on-trial");
+  await expect(page.getByRole("heading", { name: "This lesson is part of Growth Mindset Mastery" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Get Growth Mindset Mastery · $300" })).toHaveAttribute(
+    "href",
+    "/checkout/GROWTH_MINDSET",
+  );
+  await expect(page.getByText(opening("growth-mindset/put-money-beliefs-on-trial"))).toHaveCount(0);
+  await expect(page.getByRole("heading", { name: "Downloads" })).toHaveCount(0);
+
+  await page.goto("/portal/courses/growth-mindset");
+  await expect(page.getByText("Growth Mindset Mastery is not on your account yet.")).toBeVisible();
+  const preview = page.getByRole("link", { name: /Find the belief behind your production ceiling/ });
+  await expect(preview).toContainText("Free preview");
+  await preview.click();
+  await expect(lessonRegion(page)).toContainText(opening("growth-mindset/find-your-production-ceiling-belief"));
+});
+
+test("a signed-out visitor is sent to /login, and back to the lesson after signing in", async ({ page }) => {
+  const customer = await createCustomer({ name: "returning", orders: [growthMindset] });
+  const lesson = "/portal/courses/growth-mindset/state-your-fee-then-stop";
+  await page.goto(lesson);
+  await expect(page).toHaveURL(`/login?next=${encodeURIComponent(lesson)}`);
+  await page.getByLabel("Email").fill(customer.email);
+  await page.getByLabel("Password", { exact: true }).fill(customer.password);
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await expect(page).toHaveURL(lesson);
+  await expect(lessonRegion(page)).toContainText(opening("growth-mindset/state-your-fee-then-stop"));
+});
+
+test("a cohort lesson before its week shows the day it opens, and no body", async ({ page }) => {
+  const customer = await createCustomer({
+    name: "cohort",
+    orders: [{ product: "AI_ACCELERATOR", status: "completed", cents: 1_500_000, daysAgo: 0 }],
+  });
+  // The buyer joins the first cohort starting on or after today (content/programs/), else starts today.
+  const program = load(readFileSync(join(CONTENT, "programs/ai-advisor-accelerator.yaml"), "utf8")) as {
+    cohort: { starts: (string | Date)[] };
+  };
+  const day = today(TIME_ZONE);
+  const starts = program.cohort.starts.map((s) => (s instanceof Date ? s.toISOString().slice(0, 10) : s)).sort();
+  const start = starts.find((s) => s >= day) ?? day;
+  await signIn(page, customer);
+  await expect(page).toHaveURL(/\/portal$/);
+
+  await page.goto("/portal/courses/ai-advisor-accelerator/audit-your-book-by-household");
+  if (start > day) {
+    await expect(page.getByRole("heading", { name: `This lesson opens on ${formatDay(start)}` })).toBeVisible();
+    await expect(page.getByText(opening("ai-advisor-accelerator/audit-your-book-by-household"))).toHaveCount(0);
+  } else {
+    await expect(lessonRegion(page)).toBeVisible();
+  }
+  // Week 3 is always ahead of a buyer who paid today.
+  await page.goto("/portal/courses/ai-advisor-accelerator/map-the-four-meeting-process");
+  const weekThree = formatDay(new Date(Date.parse(`${start}T00:00:00Z`) + 14 * 86_400_000).toISOString().slice(0, 10));
+  await expect(page.getByRole("heading", { name: `This lesson opens on ${weekThree}` })).toBeVisible();
+  await expect(page.getByText(opening("ai-advisor-accelerator/map-the-four-meeting-process"))).toHaveCount(0);
+  // The orientation opens with the purchase.
+  await page.goto("/portal/courses/ai-advisor-accelerator/how-the-twelve-weeks-run");
+  await expect(lessonRegion(page)).toContainText(opening("ai-advisor-accelerator/how-the-twelve-weeks-run"));
+});
+
+for (const viewport of VIEWPORTS) {
+  test(`the course and lesson pages are axe-clean and fit at ${viewport.width} px`, async ({ page }) => {
+    await page.setViewportSize(viewport);
+    const customer = await createCustomer({ name: "reader", orders: [growthMindset] });
+    await signIn(page, customer);
+    await expect(page).toHaveURL(/\/portal$/);
+    for (const path of [
+      "/portal",
+      "/portal/courses/growth-mindset",
+      "/portal/courses/growth-mindset/put-money-beliefs-on-trial",
+      "/portal/courses/growth-mindset/find-your-production-ceiling-belief",
+    ]) {
+      await page.goto(path);
+      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+      if (path.split("/").length > 4) await expect(lessonRegion(page)).toBeVisible();
+      else if (path !== "/portal") await expect(page.getByText(/of 18 lessons/).first()).toBeVisible();
+      expect(await axeViolations(page), path).toEqual([]);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `${path}: no sideways scrolling`).toBeLessThanOrEqual(0);
+    }
+  });
+}
