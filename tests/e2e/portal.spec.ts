@@ -79,7 +79,7 @@ test("shows the welcome, the stats and My Courses for orders in every status", a
 
   await page.getByRole("link", { name: "Growth Mindset Mastery" }).click();
   await expect(page).toHaveURL(/\/portal\/courses\/growth-mindset$/);
-  await expect(page.getByRole("link", { name: "Start" })).toHaveAttribute(
+  await expect(page.getByRole("link", { name: "Start", exact: true })).toHaveAttribute(
     "href",
     "/portal/courses/growth-mindset/find-your-production-ceiling-belief",
   );

@@ -73,8 +73,8 @@ for (const program of PROGRAMS) {
     // Instant access: the course opens from My Courses, and its first lesson reads at once.
     await courses.getByRole("link", { name: program.name }).click();
     await expect(page.getByRole("heading", { level: 1, name: program.name })).toBeVisible();
-    await page.getByRole("link", { name: "Start" }).click();
-    await expect(page.getByRole("region", { name: "Lesson" })).toBeVisible();
+    await page.getByRole("link", { name: "Start", exact: true }).click();
+    await expect(page.getByRole("region", { name: "Lesson", exact: true })).toBeVisible();
 
     await page.goto("/portal/settings/purchase-history");
     const row = page.getByRole("main").locator("li[data-order]").filter({ hasText: program.name });
@@ -114,7 +114,7 @@ test("a refund under the guarantee takes the program out of My Courses; purchase
 
   const lesson = "/portal/courses/os-accelerator/write-your-three-year-vision";
   await page.goto(lesson);
-  await expect(page.getByRole("region", { name: "Lesson" })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Lesson", exact: true })).toBeVisible();
 
   // The business refunds from Stripe's dashboard (here the stand-in's); Stripe sends charge.refunded.
   await page.goto("/_local/stripe");
@@ -127,7 +127,7 @@ test("a refund under the guarantee takes the program out of My Courses; purchase
   // The course went with it: its lessons are the buy page now.
   await page.goto(lesson);
   await expect(page.getByRole("heading", { name: "This lesson is part of Advisor OS Accelerator" })).toBeVisible();
-  await expect(page.getByRole("region", { name: "Lesson" })).toHaveCount(0);
+  await expect(page.getByRole("region", { name: "Lesson", exact: true })).toHaveCount(0);
   await page.goto("/portal/settings/purchase-history");
   const row = page.getByRole("main").locator("li[data-order]").filter({ hasText: "Advisor OS Accelerator" });
   await expect(row).toContainText("Refunded");

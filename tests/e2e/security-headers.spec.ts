@@ -73,6 +73,40 @@ test("the portal's views, signed in with an order, run with no violation", async
   expect(found).toEqual([]);
 });
 
+test("the member area's pages run with no violation: a course, a lesson with its video, a download", async ({
+  page,
+}) => {
+  const customer = await createCustomer({
+    orders: [{ product: "GROWTH_MINDSET", status: "completed", cents: 30_000 }],
+  });
+  await watchViolations(page);
+  await signIn(page, customer);
+  await expect(page).toHaveURL(/\/portal$/);
+  const found: string[] = [];
+  for (const route of [
+    "/portal/courses/growth-mindset",
+    "/portal/courses/growth-mindset/find-your-production-ceiling-belief",
+    "/portal/courses/growth-mindset/put-money-beliefs-on-trial",
+  ]) {
+    const response = await page.goto(route);
+    // One header rule for them all, with what only a header can say; each page's own policy is in its meta tag.
+    expect(response!.headers()["content-security-policy"], route).toBe(
+      "frame-ancestors 'none'; object-src 'none'; base-uri 'self'",
+    );
+    expect(response!.headers()["x-frame-options"], route).toBe("DENY");
+    await expect(
+      page.getByRole("region", { name: "Lesson", exact: true }).or(page.getByText(/of 18 lessons/)),
+    ).toBeVisible();
+    await page.waitForLoadState("networkidle");
+    found.push(...(await violations(page)).map((v) => `${route}: ${v}`));
+  }
+  // The stand-in player ran under the lesson's policy.
+  await page.goto("/portal/courses/growth-mindset/find-your-production-ceiling-belief");
+  await expect(page.getByRole("group", { name: "Video player" })).toBeVisible();
+  found.push(...(await violations(page)).map((v) => `video: ${v}`));
+  expect(found).toEqual([]);
+});
+
 test("an injected inline script is refused, and the refusal reported", async ({ page }) => {
   await watchViolations(page);
   for (const route of ["/", "/login", "/checkout/OS_ACCELERATOR"]) {
@@ -122,6 +156,17 @@ test("third parties are allowed only where they are embedded (the fixture site)"
     expect(csp, route).toContain("frame-src 'none'");
   }
   expect(await policy("/")).not.toContain("supabase.co");
+  // Wistia on a lesson with a video, in the policy the page carries; not on its neighbours.
+  const metaPolicy = async (route: string) => {
+    const html = await (await page.request.get(`${FIXTURE_SITE}${route}`)).text();
+    return /<meta http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(html)?.[1] ?? "";
+  };
+  expect(await metaPolicy("/portal/courses/growth-mindset/find-your-production-ceiling-belief")).toMatch(
+    /script-src [^;]*https:\/\/fast\.wistia\.com/,
+  );
+  const plain = await metaPolicy("/portal/courses/growth-mindset/put-money-beliefs-on-trial");
+  expect(plain).toContain("connect-src 'self' https://fixtureproject.supabase.co");
+  expect(plain).not.toMatch(/wistia|scheduling-provider/);
   // Built as production builds: nothing of the developer's machine in the policies.
   for (const route of ["/", "/login", "/apply"])
     expect(await policy(route), route).not.toMatch(/localhost|127\.0\.0\.1/);

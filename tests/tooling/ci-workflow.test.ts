@@ -19,6 +19,8 @@ interface Step {
 }
 interface Job {
   steps: Step[];
+  needs?: string;
+  if?: string;
   env?: Record<string, string>;
   services?: Record<string, { image: string; env?: Record<string, string>; ports?: string[] }>;
 }
@@ -62,6 +64,19 @@ describe("the CI workflow", () => {
     expect(upload?.if).toBe("failure()");
     expect(upload?.with?.path).toContain("playwright-report/");
     expect(read("playwright.config.ts")).toMatch(/\["html", \{ open: "never" \}\]/);
+  });
+
+  it("publishes the lessons to production after the tests pass on main, from a production build, when it has the secrets", () => {
+    const job = workflow.jobs["publish-course"]!;
+    expect(job.needs).toBe("test");
+    expect(job.if).toContain("refs/heads/main");
+    const commands = job.steps.flatMap((step) => (step.run ? [step.run.trim()] : []));
+    expect(commands.indexOf("npm run build:production")).toBeLessThan(commands.indexOf("npm run course:publish"));
+    for (const name of ["SUPABASE_URL", "SUPABASE_SERVICE_ROLE_KEY", "PUBLIC_SUPABASE_ANON_KEY"])
+      expect(job.env?.[name] ?? job.env?.[`PUBLIC_${name}`], name).toMatch(/\$\{\{ secrets\./);
+    // Without the secrets the job says so and does nothing: a fork's push stays green.
+    for (const step of job.steps.slice(1))
+      expect(step.if, step.name ?? step.uses).toBe("steps.secrets.outputs.set == 'true'");
   });
 
   it("checks the migrations on a PostgreSQL service of the hosted projects' major version", () => {

@@ -195,7 +195,6 @@ function Module({
               <a
                 href={lesson.href}
                 className="flex items-start gap-4 p-5 hover:bg-white/5 focus-visible:bg-white/5 sm:px-6"
-                aria-describedby={stateId(lesson)}
               >
                 <span
                   aria-hidden="true"
@@ -211,7 +210,7 @@ function Module({
                 </span>
                 <span className="flex shrink-0 flex-col items-end gap-1 text-sm text-slate-300">
                   <span>{formatDuration(lesson.duration)}</span>
-                  <span id={stateId(lesson)} className="text-xs font-semibold">
+                  <span className="text-xs font-semibold">
                     {complete ? (
                       <span className="text-green-300">Completed</span>
                     ) : locked && day ? (
@@ -229,6 +228,3 @@ function Module({
     </section>
   );
 }
-
-/** The id of a lesson row's state line (lesson ids hold a slash). */
-const stateId = (lesson: OutlineLesson) => `lesson-state-${lesson.id.replace("/", "--")}`;
