@@ -138,6 +138,21 @@ test("a customer without the program is offered its checkout, sees no lesson bod
   await expect(lessonRegion(page)).toContainText(opening("growth-mindset/find-your-production-ceiling-belief"));
 });
 
+test("a customer whose bank payment is still settling is told the course opens when it clears, not offered it again", async ({
+  page,
+}) => {
+  const customer = await createCustomer({
+    name: "settling",
+    orders: [{ product: "OS_ACCELERATOR", status: "pending", cents: 299_900, daysAgo: 1 }],
+  });
+  await signIn(page, customer);
+  await expect(page).toHaveURL(/\/portal$/);
+  await page.goto("/portal/courses/os-accelerator/write-your-three-year-vision");
+  await expect(page.getByRole("heading", { name: "Your payment is being confirmed" })).toBeVisible();
+  await expect(page.getByRole("link", { name: /^Get Advisor OS Accelerator/ })).toHaveCount(0);
+  await expect(page.getByText(opening("os-accelerator/write-your-three-year-vision"))).toHaveCount(0);
+});
+
 test("a signed-out visitor is sent to /login, and back to the lesson after signing in", async ({ page }) => {
   const customer = await createCustomer({ name: "returning", orders: [growthMindset] });
   const lesson = "/portal/courses/growth-mindset/state-your-fee-then-stop";

@@ -7,7 +7,7 @@
 import { useAtom } from "../../lib/useAtom";
 import { formatCents } from "../../lib/money";
 import { $auth } from "../../stores/session";
-import { $progress, LOADING } from "../portal/store";
+import { $orders, $progress, LOADING } from "../portal/store";
 import { AUTH_LOADING, LoadingNote, Skeleton } from "../portal/ui";
 import {
   courseProgress,
@@ -16,6 +16,7 @@ import {
   isOpen,
   lessonCount,
   type OutlineLesson,
+  paymentPending,
   type OutlineModule,
   progressMap,
   type ProgressMap,
@@ -132,6 +133,18 @@ function NextStep({
 }
 
 function NotOwned({ program }: { program: CourseOutlineProps["program"] }) {
+  const orders = useAtom($orders, LOADING);
+  if (orders.status === "ready" && paymentPending(orders.data, program.checkoutKey)) {
+    return (
+      <div>
+        <p className="text-lg font-semibold text-white">Your payment for {program.name} is being confirmed.</p>
+        <p className="mt-2 text-slate-300">
+          Your bank is still confirming it. The course opens here as soon as it clears, usually within a few business
+          days; the lessons marked Free preview are open to you now.
+        </p>
+      </div>
+    );
+  }
   return (
     <div>
       <p className="text-lg font-semibold text-white">{program.name} is not on your account yet.</p>

@@ -8,9 +8,9 @@
 import { useEffect, useState } from "react";
 import { useAtom } from "../../lib/useAtom";
 import { formatCents } from "../../lib/money";
-import { $progress, LOADING } from "../portal/store";
+import { $orders, $progress, LOADING } from "../portal/store";
 import { LoadingNote, Skeleton } from "../portal/ui";
-import { formatDay, type OutlineLesson } from "./logic";
+import { formatDay, type OutlineLesson, paymentPending } from "./logic";
 import { $lesson, downloadUrl, type LessonContent, type LessonState, markLessonShown, setCompleted } from "./store";
 import { CheckIcon, LockIcon } from "./ui";
 import LessonVideo from "./LessonVideo";
@@ -97,6 +97,20 @@ function Notice({ icon, heading, children }: { icon?: React.ReactNode; heading: 
 }
 
 function NotOwned({ program }: { program: LessonPlayerProps["program"] }) {
+  const orders = useAtom($orders, LOADING);
+  if (orders.status === "ready" && paymentPending(orders.data, program.checkoutKey)) {
+    return (
+      <Notice heading="Your payment is being confirmed">
+        <p>
+          Your bank is still confirming your payment for {program.name}. This lesson and the whole course open here as
+          soon as it clears, usually within a few business days.
+        </p>
+        <a href="/portal" className={secondaryButton}>
+          Back to My Courses
+        </a>
+      </Notice>
+    );
+  }
   return (
     <Notice icon={<LockIcon className="size-5" />} heading={`This lesson is part of ${program.name}`}>
       <p>

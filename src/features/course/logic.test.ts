@@ -10,6 +10,7 @@ import {
   lessonHref,
   neighbours,
   type OutlineLesson,
+  paymentPending,
   progressMap,
   resumeAt,
   today,
@@ -85,6 +86,18 @@ describe("progress", () => {
     expect(neighbours(LESSONS, "growth-mindset/b")).toEqual({ previous: LESSONS[0], next: LESSONS[2] });
     expect(neighbours(LESSONS, "growth-mindset/a").previous).toBeNull();
     expect(neighbours(LESSONS, "growth-mindset/d").next).toBeNull();
+  });
+});
+
+describe("a payment still settling", () => {
+  it("is a pending order for the program, whatever the key's case; other programs' and other statuses' are not", () => {
+    const orders = [
+      { product_key: "ai_accelerator ", order_status: "pending" },
+      { product_key: "GROWTH_MINDSET", order_status: "failed" },
+    ];
+    expect(paymentPending(orders, "AI_ACCELERATOR")).toBe(true);
+    expect(paymentPending(orders, "GROWTH_MINDSET")).toBe(false);
+    expect(paymentPending([], "AI_ACCELERATOR")).toBe(false);
   });
 });
 

@@ -139,6 +139,18 @@ export function neighbours(lessons: readonly OutlineLesson[], id: string) {
   return { previous: at > 0 ? lessons[at - 1]! : null, next: at >= 0 ? (lessons[at + 1] ?? null) : null };
 }
 
+/**
+ * Whether the customer is waiting for a payment for the program to settle (a bank debit): a pending
+ * order for it. Such a customer is told the course opens when it does, not offered it again.
+ */
+export function paymentPending(
+  orders: readonly { product_key: string | null; order_status: string | null }[],
+  checkoutKey: string,
+): boolean {
+  const key = checkoutKey.toUpperCase();
+  return orders.some((o) => o.order_status === "pending" && o.product_key?.trim().toUpperCase() === key);
+}
+
 /** How often, in seconds of playback, the player saves a video's position. */
 export const SAVE_POSITION_EVERY = 10;
 
