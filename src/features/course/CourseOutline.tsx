@@ -105,7 +105,7 @@ function NextStep({
   first: OutlineLesson | null;
 }) {
   const button =
-    "mt-6 inline-flex min-h-11 max-w-full items-center justify-center rounded-full bg-violet-600 px-6 py-2 text-sm font-semibold text-white hover:bg-violet-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-400";
+    "mt-6 inline-flex min-h-11 max-w-full items-center justify-center rounded-3xl bg-violet-600 px-6 py-2.5 text-center text-sm font-semibold text-white hover:bg-violet-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-400";
   if (!next) {
     return (
       <div>
@@ -127,7 +127,7 @@ function NextStep({
   }
   return (
     <a href={next.href} className={button}>
-      <span className="truncate">Continue: {next.title}</span>
+      Continue: {next.title}
     </a>
   );
 }
@@ -220,10 +220,8 @@ function Module({
                 <span className="min-w-0 flex-1">
                   <span className="block font-medium text-white">{lesson.title}</span>
                   <span className="mt-1 block text-sm leading-6 text-slate-300">{lesson.summary}</span>
-                </span>
-                <span className="flex shrink-0 flex-col items-end gap-1 text-sm text-slate-300">
-                  <span>{formatDuration(lesson.duration)}</span>
-                  <span className="text-xs font-semibold">
+                  <span className="mt-2 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs font-semibold text-slate-300">
+                    <span>{formatDuration(lesson.duration)}</span>
                     {complete ? (
                       <span className="text-green-300">Completed</span>
                     ) : locked && day ? (
