@@ -5,7 +5,6 @@
  * no progress; the progress and the access arrive from the stores the page's script fills.
  */
 import { useAtom } from "../../lib/useAtom";
-import { formatCents } from "../../lib/money";
 import { $auth } from "../../stores/session";
 import { $orders, $progress, LOADING } from "../portal/store";
 import { AUTH_LOADING, LoadingNote, Skeleton } from "../portal/ui";
@@ -23,7 +22,7 @@ import {
   unlockDay,
 } from "./logic";
 import { $access } from "./store";
-import { CheckIcon, LockIcon, ProgressBar } from "./ui";
+import { BuyLinks, CheckIcon, LockIcon, ProgressBar } from "./ui";
 
 export interface CourseOutlineProps {
   program: { name: string; checkoutKey: string; priceCents: number; page: string };
@@ -152,20 +151,7 @@ function NotOwned({ program }: { program: CourseOutlineProps["program"] }) {
         The lessons marked Free preview are open to you now. The rest of the course opens the moment your purchase
         completes.
       </p>
-      <div className="mt-6 flex flex-wrap gap-3">
-        <a
-          href={`/checkout/${program.checkoutKey}`}
-          className="inline-flex min-h-11 items-center justify-center rounded-full bg-violet-600 px-6 text-sm font-semibold text-white hover:bg-violet-500"
-        >
-          Get {program.name} · {formatCents(program.priceCents)}
-        </a>
-        <a
-          href={program.page}
-          className="inline-flex min-h-11 items-center justify-center rounded-full border border-white/20 px-6 text-sm font-semibold text-white hover:bg-white/10"
-        >
-          See what&rsquo;s inside
-        </a>
-      </div>
+      <BuyLinks program={program} />
     </div>
   );
 }

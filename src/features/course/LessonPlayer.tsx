@@ -7,12 +7,11 @@
  */
 import { useEffect, useState } from "react";
 import { useAtom } from "../../lib/useAtom";
-import { formatCents } from "../../lib/money";
 import { $orders, $progress, LOADING } from "../portal/store";
 import { LoadingNote, Skeleton } from "../portal/ui";
 import { formatDay, type OutlineLesson, paymentPending } from "./logic";
 import { $lesson, downloadUrl, type LessonContent, type LessonState, markLessonShown, setCompleted } from "./store";
-import { CheckIcon, LockIcon } from "./ui";
+import { BuyLinks, CheckIcon, LockIcon } from "./ui";
 import LessonVideo from "./LessonVideo";
 
 export interface LessonPlayerProps {
@@ -117,17 +116,7 @@ function NotOwned({ program }: { program: LessonPlayerProps["program"] }) {
         {program.name} is not on your account yet. When you buy it, this lesson and the whole course open here at once,
         with your progress saved as you go.
       </p>
-      <div className="mt-6 flex flex-wrap gap-3">
-        <a href={`/checkout/${program.checkoutKey}`} className={primaryButton}>
-          Get {program.name} · {formatCents(program.priceCents)}
-        </a>
-        <a
-          href={program.page}
-          className="inline-flex min-h-11 items-center justify-center rounded-full border border-white/20 px-6 text-sm font-semibold text-white hover:bg-white/10"
-        >
-          See what&rsquo;s inside
-        </a>
-      </div>
+      <BuyLinks program={program} />
     </Notice>
   );
 }

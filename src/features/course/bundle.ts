@@ -1,9 +1,10 @@
 /**
  * The course bundle's shape: what the build writes (src/pages/course-bundle.json.ts, moved out of
  * the site by src/integrations/course-bundle.mjs) and `npm run course:publish`
- * (scripts/course-publish.ts) reads. Rows are named as the database's columns
+ * (scripts/course.ts, src/features/course/publish.server.ts) reads. Rows are named as the database's columns
  * (supabase/migrations/*_member_area.sql), so the publisher passes them through.
  */
+import type { LessonDownload } from "../../lib/database.types.ts";
 
 /**
  * What a lesson may offer to download, by extension, with the type the private bucket stores it
@@ -25,13 +26,8 @@ export const bundleDirOf = (outDir: string) => `${outDir.replace(/[/\\]+$/, "")}
 /** The bundle's file in that folder. */
 export const BUNDLE_FILE = "course.json";
 
-export interface BundleDownload {
-  title: string;
-  /** The object's name in the course-downloads bucket: `<program>/<file>`. */
-  path: string;
-  /** Its content type, from its extension. */
-  type: string;
-}
+/** A lesson's file as the database keeps it (course_lessons.downloads): title, object name, type. */
+export type BundleDownload = LessonDownload;
 
 export interface BundleLesson {
   id: string;

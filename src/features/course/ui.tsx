@@ -1,4 +1,29 @@
 /** Small pieces the member area's islands share. */
+import { formatCents } from "../../lib/money";
+
+/** For a program not on the account: its checkout, with the price, and its page. */
+export function BuyLinks({
+  program,
+}: {
+  program: { name: string; checkoutKey: string; priceCents: number; page: string };
+}) {
+  return (
+    <div className="mt-6 flex flex-wrap gap-3">
+      <a
+        href={`/checkout/${program.checkoutKey}`}
+        className="inline-flex min-h-11 items-center justify-center rounded-full bg-violet-600 px-6 text-sm font-semibold text-white hover:bg-violet-500"
+      >
+        Get {program.name} · {formatCents(program.priceCents)}
+      </a>
+      <a
+        href={program.page}
+        className="inline-flex min-h-11 items-center justify-center rounded-full border border-white/20 px-6 text-sm font-semibold text-white hover:bg-white/10"
+      >
+        See what&rsquo;s inside
+      </a>
+    </div>
+  );
+}
 
 /** A course's completion as a bar, with its percentage for assistive technology. */
 export function ProgressBar({ percent, label }: { percent: number; label: string }) {
