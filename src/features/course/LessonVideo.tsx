@@ -25,7 +25,11 @@ interface WistiaPlayer extends HTMLElement {
 
 const scripts = new Map<string, Promise<boolean>>();
 
-/** Loads a script once per page; answers whether it loaded. */
+/**
+ * Loads a script once per page; answers whether it loaded. The OS page's player
+ * (src/pages/advisor-os/_components/WistiaVideo.astro) keeps a loader of its own inline: one
+ * module shared with this island would be a script request more on that marketing page.
+ */
 function loadScript(src: string, module: boolean): Promise<boolean> {
   let loading = scripts.get(src);
   if (!loading) {

@@ -4,7 +4,10 @@
  * (scripts/course.ts, src/features/course/publish.server.ts) reads. Rows are named as the database's columns
  * (supabase/migrations/*_member_area.sql), so the publisher passes them through.
  */
-import type { LessonDownload } from "../../lib/database.types.ts";
+import type { LessonDownload, LessonRow } from "../../lib/database.types.ts";
+
+/** The private bucket of the lessons' downloads (supabase/migrations/*_member_area.sql). */
+export const DOWNLOADS_BUCKET = "course-downloads";
 
 /**
  * What a lesson may offer to download, by extension, with the type the private bucket stores it
@@ -29,19 +32,21 @@ export const BUNDLE_FILE = "course.json";
 /** A lesson's file as the database keeps it (course_lessons.downloads): title, object name, type. */
 export type BundleDownload = LessonDownload;
 
-export interface BundleLesson {
-  id: string;
-  module: number;
-  position: number;
-  title: string;
-  duration_minutes: number;
-  summary: string;
-  body_html: string;
-  video: { provider: string; id: string } | null;
-  downloads: BundleDownload[];
-  free_preview: boolean;
-  unlock_week: number | null;
-}
+/** A lesson as the database keeps it, but for what the database adds (product key, hash, dates). */
+export type BundleLesson = Pick<
+  LessonRow,
+  | "id"
+  | "module"
+  | "position"
+  | "title"
+  | "duration_minutes"
+  | "summary"
+  | "body_html"
+  | "video"
+  | "downloads"
+  | "free_preview"
+  | "unlock_week"
+>;
 
 export interface BundleProgram {
   program: string;

@@ -11,10 +11,13 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SupabaseClient } from "@supabase/supabase-js";
-import { BUNDLE_FILE, type BundleLesson, type CourseBundle, COURSE_BUNDLE_VERSION } from "./bundle.ts";
-
-/** The private bucket of the lessons' downloads. */
-export const DOWNLOADS_BUCKET = "course-downloads";
+import {
+  BUNDLE_FILE,
+  type BundleLesson,
+  type CourseBundle,
+  COURSE_BUNDLE_VERSION,
+  DOWNLOADS_BUCKET,
+} from "./bundle.ts";
 
 export interface PublishReport {
   /** Per program: lessons added, updated, hidden and left as they were. */

@@ -14,10 +14,8 @@ import type { LessonDownload, LessonProgressRow, LessonVideo } from "../../lib/d
 import { supabase } from "../../lib/supabase";
 import { $auth } from "../../stores/session";
 import { currentUser, LOADING, mergeProgress, type Outcome, type Remote } from "../portal/store";
+import { DOWNLOADS_BUCKET } from "./bundle";
 import { isOpen, unlockDay } from "./logic";
-
-/** The private bucket of the lessons' files. */
-const DOWNLOADS_BUCKET = "course-downloads";
 
 /** How long a download link works: long enough to start the download, too short to pass around. */
 export const DOWNLOAD_URL_SECONDS = 60;
