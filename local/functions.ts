@@ -5,8 +5,9 @@
  * (`[functions.<name>]` in supabase/config.toml), lets CORS preflight requests (OPTIONS) through
  * unchecked, and passes the request on unchanged: it adds no CORS headers, so each function
  * answers its own preflight (functions/_shared/cors.ts). The function gets the environment
- * Supabase gives every function, and the stack's own settings for it: the site's URL and, unless
- * a real STRIPE_SECRET_KEY is set, the Stripe stand-in's key, address and signing secret
+ * Supabase gives every function, and the stack's own settings for it: the site's URL; unless a
+ * real STRIPE_SECRET_KEY is set, the Stripe stand-in's key, address and signing secret; unless a
+ * real RESEND_API_KEY is set, the Resend stand-in's key and address; and MAIL_FROM unless set
  * (`localEnv`, from local/stack.ts). Dev and test only.
  */
 import { existsSync } from "node:fs";
@@ -55,7 +56,7 @@ export async function handleFunctions(
     ALLOWED_ORIGINS: process.env.ALLOWED_ORIGINS?.trim() || new URL(context.config.auth.siteUrl).origin,
     // The site's public URL, unless set.
     ...(SITE_URL && !process.env.SITE_URL?.trim() ? { SITE_URL } : {}),
-    // The stack's own services (the Stripe stand-in), which the stack gives only when no real ones are set.
+    // The stack's own services (the Stripe and Resend stand-ins), which the stack gives only when no real ones are set.
     ...stackEnv,
     SUPABASE_URL: context.config.url,
     SUPABASE_ANON_KEY: context.signer.anonKey,

@@ -87,3 +87,15 @@ export function requestClaims(request: Request, context: Context, leeway = 0): V
     bearer(request) ?? request.headers.get("apikey") ?? new URL(request.url).searchParams.get("apikey") ?? "";
   return context.signer.verify(token, { leeway });
 }
+
+/** Parameters in one stable form, whatever order their keys came in: what "the same request" compares (idempotency keys). */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -10,7 +10,11 @@ import { join } from "node:path";
 
 export interface Mail {
   id: string;
+  /** The sender, `Name <address>`, when the message says (the functions' e-mails through Resend, Stripe's receipts). */
+  from?: string;
   to: string;
+  /** Where replies go, when not to the sender. */
+  replyTo?: string;
   subject: string;
   text: string;
   html: string;
@@ -150,11 +154,14 @@ export function outboxPage(pathname: string, mailer: Mailer): Response | null {
       page(
         mail.subject,
         `<p><a href="${OUTBOX_PATH}">Outbox</a></p><h1>${escape(mail.subject)}</h1>` +
+          (mail.from ? `<p class="meta">From ${escape(mail.from)}</p>` : "") +
           `<p class="meta">To ${escape(mail.to)} · ${escape(new Date(mail.sentAt).toLocaleString("en-US"))}</p>` +
+          (mail.replyTo ? `<p class="meta">Reply to ${escape(mail.replyTo)}</p>` : "") +
           // The e-mail is a document of its own (supabase/templates/): shown in a sandboxed frame,
-          // its links opening in this tab as they would from a mail client.
+          // its links opening in this tab as they would from a mail client. A text-only message
+          // is shown as its text.
           `<iframe class="mail" title="${escape(mail.subject)}" sandbox="allow-popups allow-top-navigation-by-user-activation" ` +
-          `srcdoc="${escape(`<base target="_top">${mail.html}`)}"></iframe>`,
+          `srcdoc="${escape(`<base target="_top">${mail.html || `<pre style="white-space:pre-wrap;font:15px/1.5 system-ui,sans-serif">${escape(mail.text)}</pre>`}`)}"></iframe>`,
       ),
     );
   }

@@ -2,7 +2,9 @@
  * The local stack: one HTTP server that serves the built site and the Supabase API the product
  * calls (`/auth/v1`, `/rest/v1`, `/storage/v1`, `/functions/v1`) plus the mail outbox, over
  * embedded Postgres (PGlite) in a data folder, or a PostgreSQL server when a URL is given; and
- * a stand-in for the part of Stripe the product uses (`/v1/...`, `/_local/stripe`; local/stripe/).
+ * a stand-in for the part of Stripe the product uses (`/v1/...`, `/_local/stripe`; local/stripe/),
+ * and one for Resend's send API (`/_local/resend`; local/resend.ts), which the functions' own
+ * e-mails go through into the outbox.
  * Settings come from supabase/config.toml (local/config.ts). It listens on 127.0.0.1 unless told
  * otherwise: its API keys are signed with the Supabase CLI's public demo secret.
  * `npm start` runs it through local/start.ts; the integration tests start it in-process.
@@ -25,6 +27,7 @@ import { type Context, json } from "./http.ts";
 import { createSigner, type Signer } from "./jwt.ts";
 import { createMailer, type Mailer, OUTBOX_PATH, outboxPage } from "./mail.ts";
 import { handleRest } from "./postgrest/index.ts";
+import { createResend, type ResendOptions, type ResendService, type ResendStandIn } from "./resend.ts";
 import { businessAddress, handleScheduling, SCHEDULING_PATH } from "./scheduling.ts";
 import { staticHandler } from "./static.ts";
 import { handleStorage } from "./storage.ts";
@@ -44,6 +47,9 @@ export const DEMO_USER = { email: "demo@advisoraccelerator.com", password: "advi
 
 /** Pages of the stack itself (the outbox): answered to this machine only. */
 export const LOCAL_PATH = "/_local";
+
+/** The functions' sender on the local stack, unless MAIL_FROM is set. */
+export const LOCAL_MAIL_FROM = "Advisor Accelerator <team@advisor-accelerator.local>";
 
 export interface StackOptions {
   /** Port to listen on; 0 picks a free one. */
@@ -69,6 +75,8 @@ export interface StackOptions {
   leadsTo?: string;
   /** The Stripe stand-in's settings: webhook retry delays and timeout (tests), the catalogue. */
   stripe?: StripeOptions;
+  /** The Resend stand-in's settings: its rate limit (tests lower or raise it). */
+  resend?: ResendOptions;
 }
 
 export interface Stack {
@@ -84,6 +92,8 @@ export interface Stack {
   outboxUrl: string;
   /** The Stripe stand-in: its keys, the dashboard's steps, the webhook delivery log. */
   stripe: StripeStandIn;
+  /** The Resend stand-in: its API key and address (RESEND_API_KEY, RESEND_API_URL). */
+  resend: ResendStandIn;
   close(): Promise<void>;
 }
 
@@ -155,15 +165,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const { url } = config;
   const port = (server.address() as AddressInfo).port;
   let stripe: StripeService;
+  let resend: ResendService;
   try {
-    stripe = createStripe({ ...options.stripe, url, dataDir: dataDir || undefined });
+    resend = createResend({ ...options.resend, url, dataDir: dataDir || undefined, mail });
+    stripe = createStripe({ ...options.stripe, url, dataDir: dataDir || undefined, mail });
   } catch (error) {
     server.close();
     await db.close();
     unlock();
     throw error;
   }
-  // The functions use the stand-in unless a real Stripe key is set (then it runs unused).
+  // The functions use the stand-ins unless a real Stripe or Resend key is set (then that one
+  // runs unused), and send as the business unless MAIL_FROM is set.
   const functionEnv = (): Record<string, string> => ({
     SITE_URL: config.auth.siteUrl,
     ...(process.env.STRIPE_SECRET_KEY?.trim()
@@ -173,6 +186,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           STRIPE_API_URL: url,
           STRIPE_WEBHOOK_SECRET: stripe.handle.webhookSecret,
         }),
+    ...(process.env.RESEND_API_KEY?.trim()
+      ? {}
+      : { RESEND_API_KEY: resend.handle.apiKey, RESEND_API_URL: resend.handle.apiUrl }),
+    ...(process.env.MAIL_FROM?.trim() ? {} : { MAIL_FROM: LOCAL_MAIL_FROM }),
   });
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
@@ -201,7 +218,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       if (!api) {
         if (!isLoopback(ip))
           return new Response("Not found", { status: 404, headers: { "content-type": "text/plain" } });
-        return (await stripe.page(request)) ?? outboxPage(path, mail) ?? new Response("Not found", { status: 404 });
+        return (
+          (await resend.answer(request)) ??
+          (await stripe.page(request)) ??
+          outboxPage(path, mail) ??
+          new Response("Not found", { status: 404 })
+        );
       }
       if (api === "/functions/v1") return handleFunctions(request, context, functionsDir, functionEnv());
       const cors = corsHeaders(request);
@@ -246,6 +268,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     signer,
     outboxUrl: `${url}${OUTBOX_PATH}`,
     stripe: stripe.handle,
+    resend: resend.handle,
     /** Stops serving and closes the database; calling it again does nothing. */
     close,
   };

@@ -121,6 +121,11 @@ try {
       ? `Stripe:   STRIPE_SECRET_KEY is set: the functions use Stripe itself (the stand-in at ${stack.stripe.dashboardUrl} is not used)`
       : `Stripe:   stand-in at ${stack.stripe.dashboardUrl}   webhook signing secret ${stack.stripe.webhookSecret}  (as \`stripe listen\` prints it)`,
   );
+  console.log(
+    process.env.RESEND_API_KEY?.trim()
+      ? "Resend:   RESEND_API_KEY is set: the functions' e-mails go out through Resend itself (set MAIL_FROM to a verified sender)"
+      : `Resend:   stand-in at ${stack.resend.apiUrl}   (the functions' e-mails land in the outbox)`,
+  );
   const warning = exposedWarning(listen);
   if (warning) console.warn(warning);
 } catch (error) {

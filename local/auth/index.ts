@@ -1001,10 +1001,8 @@ async function insertInvitedUser(sql: Sql, email: string, data: Record<string, u
 
 /**
  * GoTrue's `sendInvite` (api/mail.go): a new one-time code, the invite e-mail from
- * `[auth.email.template.invite]` (or GoTrue's default), then the token hash kept on the user and
- * in auth.one_time_tokens as its confirmation token (replacing the last one: GoTrue deletes it
- * and inserts the new), with `invited_at` and `confirmation_sent_at`. One statement, which
- * answers the user as it now is.
+ * `[auth.email.template.invite]` (or GoTrue's default), then the token hash kept as the user's
+ * invite token (`storeInviteToken`).
  */
 async function sendInvite(
   sql: Sql,
@@ -1020,6 +1018,16 @@ async function sendInvite(
     TokenHash: hash,
     RedirectTo: redirectTo,
   });
+  return storeInviteToken(sql, user, hash);
+}
+
+/**
+ * An invite's token hash, kept on the user and in auth.one_time_tokens as its confirmation token
+ * (replacing the last one: GoTrue's `CreateOneTimeToken` deletes it and inserts the new), with
+ * `invited_at` and `confirmation_sent_at` (`sendInvite`, and `adminGenerateLink` for an invite).
+ * One statement, which answers the user as it now is.
+ */
+async function storeInviteToken(sql: Sql, user: Pick<UserRow, "id" | "email">, hash: string): Promise<UserRow> {
   const { rows } = await sql.query<UserRow>(
     `with updated as (
        update auth.users set confirmation_token = $2, confirmation_sent_at = now(), invited_at = now()
@@ -1065,10 +1073,22 @@ async function adminDeleteUser(id: string, request: Request, context: Context): 
   return json({});
 }
 
-/** `auth.admin.generateLink({ type: 'recovery' })`: the link and token, no e-mail sent. */
+/**
+ * `auth.admin.generateLink` (GoTrue's `adminGenerateLink`, api/mail.go): the link, the code and
+ * its hash, with the user; no e-mail is sent. `recovery` starts a recovery (404 for an unknown
+ * address). `invite` does what an invite does without the e-mail: a new address gets a user
+ * without a password (as `Invite`), an unconfirmed user a new confirmation token that replaces
+ * the last, `invited_at` now; a confirmed user is refused with `email_exists`. GoTrue's other
+ * types (signup, magiclink, email changes) are not implemented here.
+ */
 async function adminGenerateLink(request: Request, context: Context): Promise<Response> {
   requireAdmin(request, context);
   const body = await readJson(request);
+  // GoTrue decodes the body into GenerateLinkParams: strings, and `data` an object.
+  const strings = ["type", "email", "new_email", "password", "redirect_to"];
+  if (strings.some((field) => body[field] != null && typeof body[field] !== "string") || !isObjectOrNull(body.data)) {
+    throw new AuthError(400, "bad_json", "Could not parse request body as JSON");
+  }
   const email = validEmail(body.email);
   const type = text(body.type);
   const { auth } = context.config;
@@ -1077,13 +1097,36 @@ async function adminGenerateLink(request: Request, context: Context): Promise<Re
     ? requested
     : redirectFor(request, context);
   const user = await userByEmail(context.db, email);
-  if (type !== "recovery") {
+  if (!user && ["recovery", "email_change_current", "email_change_new"].includes(type)) {
+    throw new AuthError(404, "user_not_found", "User with this email not found");
+  }
+  let otp: string;
+  let hash: string;
+  let linked: UserRow;
+  if (type === "recovery") {
+    ({ otp, hash } = await context.db.transaction((tx) => startRecovery(tx, context, user!)));
+    linked = (await userById(context.db, user!.id))!;
+  } else if (type === "invite") {
+    otp = otpCode(auth.email.otpLength);
+    hash = tokenHash(email, otp);
+    linked = await context.db.transaction(async (tx) => {
+      if (user?.email_confirmed_at) {
+        throw new AuthError(422, "email_exists", "A user with this email address has already been registered");
+      }
+      const invited =
+        user ??
+        (await databaseStep(new AuthError(500, "unexpected_failure", "Database error saving new user"), () =>
+          insertInvitedUser(tx, email, (body.data as Record<string, unknown> | null) ?? {}),
+        ));
+      return storeInviteToken(tx, invited, hash);
+    });
+  } else if (["signup", "magiclink", "email_change_current", "email_change_new"].includes(type)) {
+    throw new AuthError(422, "validation_failed", `Generating a ${type} link is not available in the local stack`);
+  } else {
     throw new AuthError(400, "validation_failed", `Invalid email action link type requested: ${type}`);
   }
-  if (!user) throw new AuthError(404, "user_not_found", "User with this email not found");
-  const { otp, hash } = await context.db.transaction((tx) => startRecovery(tx, context, user));
   return json({
-    ...userJson((await userById(context.db, user.id))!),
+    ...userJson(linked),
     action_link: confirmationUrl(context, hash, type, redirectTo),
     email_otp: otp,
     hashed_token: hash,

@@ -9,6 +9,7 @@
  * codes, params and messages; an unknown path is `Unrecognized request URL`. Dev and test only.
  */
 import { createHash } from "node:crypto";
+import { canonical } from "../http.ts";
 import * as objects from "./objects.ts";
 import { invalid, noSuch, type Params, parseForm, Reader, StripeError } from "./params.ts";
 import type { Origin, Payments } from "./payments.ts";
@@ -158,18 +159,6 @@ function safeDecode(text: string): string {
   } catch {
     return text;
   }
-}
-
-/** Parameters in one stable form, whatever order their keys came in. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value && typeof value === "object") {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 // ---------------------------------------------------------------- shared readers
@@ -583,6 +572,7 @@ const createSession: Handler = ({ reader, ctx }) => {
   const intentData = reader.object("payment_intent_data");
   const intentMetadata = intentData?.metadata() ?? {};
   const intentDescription = intentData?.string("description", { max: 1000 }) ?? null;
+  const receiptEmail = intentData?.string("receipt_email") ?? null;
   intentData?.done();
   const created = objects.now();
   const expiresAt = reader.integer("expires_at") ?? created + MAX_EXPIRY_S;
@@ -603,6 +593,7 @@ const createSession: Handler = ({ reader, ctx }) => {
     throw noSuch("customer", customerId!, "customer");
   }
   email(customerEmail, "customer_email");
+  email(receiptEmail, "payment_intent_data[receipt_email]");
   const lineItems = lines.map(({ price, quantity }) => {
     const product = ctx.store.get("product", price.product as string);
     return objects.lineItem(structuredClone(price), (product?.name as string | undefined) ?? "", quantity);
@@ -631,7 +622,7 @@ const createSession: Handler = ({ reader, ctx }) => {
   ctx.store.put("checkout.session", session);
   ctx.store.state.checkout[id] = {
     lineItems,
-    paymentIntentData: { metadata: intentMetadata, description: intentDescription },
+    paymentIntentData: { metadata: intentMetadata, description: intentDescription, receiptEmail },
   };
   // Stripe sends no event when a Checkout Session is made.
   return expanded(session, expandPaths, ctx.store);

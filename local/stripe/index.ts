@@ -1,8 +1,9 @@
 /**
  * The local stack's stand-in for Stripe: the part of Stripe's API the product calls (`/v1/...`,
  * ./api.ts) on the stack's own origin, the hosted checkout page and a local dashboard
- * (`/_local/stripe`, ./pages.ts), the payment lifecycle (./payments.ts) and signed webhook
- * deliveries with retries (./webhooks.ts), all kept in the data folder (./store.ts). The
+ * (`/_local/stripe`, ./pages.ts), the payment lifecycle (./payments.ts), receipts (their pages and
+ * e-mails into the outbox, ./receipts.ts) and signed webhook deliveries with retries
+ * (./webhooks.ts), all kept in the data folder (./store.ts). The
  * functions reach it with the real `stripe` library when no STRIPE_SECRET_KEY is set
  * (local/functions.ts). `StripeStandIn` is the handle tests use: its keys, the steps a person
  * takes on the dashboard (settle, fail, refund, expire), the delivery log and `idle()`.
@@ -11,16 +12,19 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { load } from "js-yaml";
+import type { Mailer } from "../mail.ts";
 import { handleApi } from "./api.ts";
 import { createPayments, NO_REQUEST } from "./payments.ts";
 import { CHECKOUT_PATH, STRIPE_PAGES_PATH, stripePage } from "./pages.ts";
+import { type CustomerEmails, createReceipts, RECEIPTS_PATH } from "./receipts.ts";
 import { openStore, type Delivery, type StripeObject } from "./store.ts";
 import { createDeliverer, DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS } from "./webhooks.ts";
 
 export { API_VERSION } from "./objects.ts";
 export { signatureHeader } from "./webhooks.ts";
 export type { Delivery } from "./store.ts";
-export { CHECKOUT_PATH, STRIPE_PAGES_PATH };
+export { CHECKOUT_PATH, RECEIPTS_PATH, STRIPE_PAGES_PATH };
+export type { CustomerEmails };
 
 /** Where the API answers, on the stack's origin. */
 export const STRIPE_API_PREFIX = "/v1";
@@ -37,6 +41,8 @@ export interface StripeOptions {
   webhookUrl?: string;
   /** Make the catalogue's products and prices (functions/_shared/catalogue.ts) at start; default true. */
   catalogue?: boolean;
+  /** The account's Customer emails settings ("Successful payments", "Refunds"); both off by default. */
+  customerEmails?: CustomerEmails;
 }
 
 /** The stand-in as tests and scripts drive it. */
@@ -81,7 +87,7 @@ function brandOf(root: string): string {
   }
 }
 
-export function createStripe(options: StripeOptions & { url: string; dataDir?: string }): StripeService {
+export function createStripe(options: StripeOptions & { url: string; dataDir?: string; mail: Mailer }): StripeService {
   const store = openStore(options.dataDir || undefined);
   const webhookUrl = options.webhookUrl ?? `${options.url}${WEBHOOK_PATH}`;
   const deliverer = createDeliverer(store, {
@@ -91,7 +97,15 @@ export function createStripe(options: StripeOptions & { url: string; dataDir?: s
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
   const brand = brandOf(join(import.meta.dirname, "..", ".."));
-  const payments = createPayments(store, deliverer, brand);
+  const receipts = createReceipts({
+    store,
+    mail: options.mail,
+    brand,
+    url: options.url,
+    secretKey: store.keys.secretKey,
+    customerEmails: options.customerEmails,
+  });
+  const payments = createPayments(store, deliverer, brand, receipts);
   // Sessions that expired while the stack was stopped expire now, as Stripe would have.
   payments.sweep();
 
@@ -129,6 +143,7 @@ export function createStripe(options: StripeOptions & { url: string; dataDir?: s
         webhookSecret: store.keys.webhookSecret,
         webhookUrl,
         resend: (id) => deliverer.resend(id),
+        receipt: (pathname) => receipts.page(pathname),
       }),
     async close() {
       await deliverer.close();

@@ -433,7 +433,9 @@ export function charge(input: {
     payment_method: input.paymentMethod,
     payment_method_details: details,
     radar_options: {},
-    receipt_email: null,
+    // The PaymentIntent's receipt address; the number and the page come when the charge succeeds
+    // (local/stripe/receipts.ts).
+    receipt_email: (intent.receipt_email as string | null | undefined) ?? null,
     receipt_number: null,
     receipt_url: null,
     refunded: false,

@@ -8,7 +8,8 @@
  *   filled in; "← Back" leads to `cancel_url`;
  * - the dashboard (`/_local/stripe`): sessions newest first with their events' deliveries, the
  *   buttons that settle, fail, refund or expire, the delivery log, the keys and the endpoint;
- *   `/_local/stripe/deliveries.json` is the log for scripts.
+ *   `/_local/stripe/deliveries.json` is the log for scripts;
+ * - a charge's receipt, its `receipt_url` (`/_local/stripe/receipts/<charge>`, ./receipts.ts).
  * Dev and test only.
  */
 import { readBody } from "../http.ts";
@@ -27,6 +28,8 @@ export interface PageContext {
   webhookSecret: string;
   webhookUrl: string;
   resend(eventId: string): void;
+  /** The receipt page of `/_local/stripe/receipts/<charge>`; null for other paths. */
+  receipt(pathname: string): Response | null;
 }
 
 const escape = (s: string) =>
@@ -465,6 +468,8 @@ export async function stripePage(request: Request, ctx: PageContext): Promise<Re
   payments.sweep();
 
   if (pathname === STRIPE_PAGES_PATH && request.method === "GET") return dashboard(ctx);
+  const receipt = request.method === "GET" ? ctx.receipt(pathname) : null;
+  if (receipt) return receipt;
   if (pathname === `${STRIPE_PAGES_PATH}/deliveries.json` && request.method === "GET") {
     return new Response(JSON.stringify(Object.values(payments.store.state.deliveries).sort((a, b) => a.seq - b.seq)), {
       headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },

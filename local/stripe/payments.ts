@@ -4,11 +4,13 @@
  * Stripe makes it lazily; a card is charged at once, a US bank account debit stays `processing`
  * with a pending charge until it settles or fails), an issuer's decline (a failed charge, the
  * session stays open), settling or failing a bank debit, refunds, and expiry (asked for, or when
- * `expires_at` passes). Shared by the API, the hosted page, the local dashboard and the
- * programmatic handle tests use. Dev and test only.
+ * `expires_at` passes). A succeeded charge gets its receipt page, and its receipt e-mail when it
+ * has an address (./receipts.ts); a refund its refund receipt. Shared by the API, the hosted page,
+ * the local dashboard and the programmatic handle tests use. Dev and test only.
  */
 import * as objects from "./objects.ts";
 import { invalid, noSuch, StripeError } from "./params.ts";
+import type { Receipts } from "./receipts.ts";
 import { newId, type Store, type StripeObject } from "./store.ts";
 import type { Deliverer } from "./webhooks.ts";
 
@@ -55,7 +57,7 @@ export interface Payments {
 
 const clone = <T>(value: T): T => structuredClone(value);
 
-export function createPayments(store: Store, deliverer: Deliverer, brand: string): Payments {
+export function createPayments(store: Store, deliverer: Deliverer, brand: string, receipts: Receipts): Payments {
   const emit: Payments["emit"] = (type, object, origin, previous) => {
     const event = objects.event({ type, object, request: origin, previous });
     store.put("event", event);
@@ -85,6 +87,7 @@ export function createPayments(store: Store, deliverer: Deliverer, brand: string
       metadata: extras?.paymentIntentData.metadata ?? {},
     });
     intent.description = extras?.paymentIntentData.description ?? null;
+    intent.receipt_email = extras?.paymentIntentData.receiptEmail ?? null;
     intent.payment_method_types = clone(s.payment_method_types);
     store.put("payment_intent", intent);
     s.payment_intent = intent.id;
@@ -207,11 +210,14 @@ export function createPayments(store: Store, deliverer: Deliverer, brand: string
       if (input.method.type === "card") {
         const paid = chargeOf("succeeded");
         paid.customer = intent.customer;
+        paid.receipt_url = receipts.urlOf(paid.id);
         intent.status = "succeeded";
         intent.amount_received = intent.amount;
         complete(s, input, true);
         emit("charge.succeeded", paid, NO_REQUEST);
         emit("payment_intent.succeeded", intent, NO_REQUEST);
+        // Stripe e-mails the receipt after the charge: the event shows no receipt_number yet.
+        receipts.paid(paid);
       } else {
         // ACH debits take days: the charge is pending and the session completes unpaid.
         const pending = chargeOf("pending");
@@ -235,6 +241,7 @@ export function createPayments(store: Store, deliverer: Deliverer, brand: string
       }
       pending.status = "succeeded";
       pending.paid = true;
+      pending.receipt_url = receipts.urlOf(pending.id);
       pending.amount_captured = pending.amount;
       pending.balance_transaction = newId("txn");
       pending.outcome = {
@@ -253,6 +260,7 @@ export function createPayments(store: Store, deliverer: Deliverer, brand: string
       emit("charge.succeeded", pending, NO_REQUEST);
       emit("payment_intent.succeeded", intent, NO_REQUEST);
       emit("checkout.session.async_payment_succeeded", s, NO_REQUEST);
+      receipts.paid(pending);
       store.save();
       return s;
     },
@@ -341,6 +349,7 @@ export function createPayments(store: Store, deliverer: Deliverer, brand: string
       paid.refunded = paid.amount_refunded === paid.amount;
       emit("charge.refunded", paid, origin, previous);
       emit("refund.created", made, origin);
+      receipts.refunded(paid, made);
       store.save();
       return made;
     },

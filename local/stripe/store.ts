@@ -40,7 +40,12 @@ export interface Stored {
  */
 export interface CheckoutExtras {
   lineItems: StripeObject[];
-  paymentIntentData: { metadata: Record<string, string>; description: string | null };
+  paymentIntentData: {
+    metadata: Record<string, string>;
+    description: string | null;
+    /** `payment_intent_data.receipt_email` (absent in state kept before receipts). */
+    receiptEmail?: string | null;
+  };
 }
 
 /** The answer kept for an idempotency key: replayed for the same request within 24 hours. */

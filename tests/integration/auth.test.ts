@@ -4,6 +4,7 @@
  * stand-in follows a rule of Supabase Auth (GoTrue), the test names the rule and where GoTrue
  * keeps it.
  */
+import { createHash } from "node:crypto";
 import { createClient, type AuthChangeEvent, type SupabaseClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, startTestStack, type TestStack } from "../../local/harness.ts";
@@ -699,6 +700,103 @@ describe.each(BACKENDS)("auth on $name", (backend) => {
         "<h2>You've been invited</h2>\n\n<p>You've been invited to create an account. Follow the link below to accept.</p>\n" +
           `<p><a href="${url.replace(/&/g, "&amp;")}">Accept invitation</a></p>`,
       );
+    });
+
+    it("generates an invite link for a new address as GoTrue's adminGenerateLink does: the user made as an invite makes it (no password, invited_at), the link, code and hash answered, no e-mail", async () => {
+      const email = invitee();
+      const { data, error } = await admin.auth.admin.generateLink({
+        type: "invite",
+        email: email.toUpperCase(),
+        options: { data: { full_name: "Gene Linked" }, redirectTo: resetPage() },
+      });
+      expect(error).toBeNull();
+      const id = data.user!.id;
+      expect(data.user).toMatchObject({ email, user_metadata: { full_name: "Gene Linked" }, role: "authenticated" });
+      expect(data.user!.invited_at).toBeDefined();
+      expect(data.user!.email_confirmed_at).toBeUndefined();
+      expect(data.user!.identities).toMatchObject([
+        { provider: "email", id, identity_data: { sub: id, email, email_verified: false } },
+      ]);
+      const { hashed_token: hash, email_otp: otp } = data.properties!;
+      expect(data.properties).toEqual({
+        action_link: `${stack.url}/auth/v1/verify?token=${hash}&type=invite&redirect_to=${resetPage()}`,
+        email_otp: otp,
+        hashed_token: hash,
+        redirect_to: resetPage(),
+        verification_type: "invite",
+      });
+      expect(otp).toMatch(/^\d{6}$/);
+      // GoTrue's GenerateTokenHash: sha224 of the e-mail and the code.
+      expect(hash).toBe(
+        createHash("sha224")
+          .update(email + otp)
+          .digest("hex"),
+      );
+      expect(mailTo(email)).toEqual([]);
+      const [row] = await userRows(email);
+      expect(row).toMatchObject({ id, encrypted_password: "", confirmation_token: hash });
+      expect(row!.invited_at).not.toBeNull();
+
+      // The set-password page spends it as it spends an e-mailed invite (verifyOtp, signupVerify).
+      const client = stack.client();
+      const verified = await client.auth.verifyOtp({ type: "invite", token_hash: hash });
+      expect(verified.error).toBeNull();
+      expect(verified.data.user).toMatchObject({ id, email });
+      expect(verified.data.user!.email_confirmed_at).toBeDefined();
+      expect((await client.auth.updateUser({ password: "generated-password-8" })).error).toBeNull();
+      await signedIn(email, "generated-password-8");
+    });
+
+    it("gives an unconfirmed user a new invite token on a second generateLink, and the first stops working (GoTrue: CreateOneTimeToken replaces it)", async () => {
+      const email = invitee();
+      const first = await admin.auth.admin.generateLink({
+        type: "invite",
+        email,
+        options: { data: { plan: "first" } },
+      });
+      const second = await admin.auth.admin.generateLink({
+        type: "invite",
+        email,
+        options: { data: { plan: "second" } },
+      });
+      expect(second.error).toBeNull();
+      expect(second.data.user!.id).toBe(first.data.user!.id);
+      // As Invite: `data` shapes only a new user.
+      expect(second.data.user!.user_metadata).toEqual({ plan: "first" });
+      expect(second.data.properties!.hashed_token).not.toBe(first.data.properties!.hashed_token);
+      expect(await userRows(email)).toHaveLength(1);
+      const old = await stack
+        .client()
+        .auth.verifyOtp({ type: "invite", token_hash: first.data.properties!.hashed_token });
+      expect(old.error).toMatchObject({
+        status: 403,
+        code: "otp_expired",
+        message: "Email link is invalid or has expired",
+      });
+      const fresh = await stack
+        .client()
+        .auth.verifyOtp({ type: "invite", token_hash: second.data.properties!.hashed_token });
+      expect(fresh.error).toBeNull();
+      expect(mailTo(email)).toEqual([]);
+    });
+
+    it("refuses an invite link for a confirmed user with GoTrue's 422 email_exists, changing nothing", async () => {
+      const { email, id } = await customer();
+      const { data, error } = await admin.auth.admin.generateLink({ type: "invite", email });
+      expect(data).toEqual({ properties: null, user: null });
+      expect(error).toMatchObject({
+        status: 422,
+        code: "email_exists",
+        message: "A user with this email address has already been registered",
+      });
+      const [row] = await userRows(email);
+      expect(row).toMatchObject({ id, confirmation_token: "", invited_at: null });
+      const unknown = await admin.auth.admin.generateLink({ type: "signup_later" as "invite", email });
+      expect(unknown.error).toMatchObject({
+        status: 400,
+        code: "validation_failed",
+        message: "Invalid email action link type requested: signup_later",
+      });
     });
   });
 

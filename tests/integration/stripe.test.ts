@@ -18,6 +18,7 @@ import { CATALOGUE } from "../../functions/_shared/catalogue.ts";
 import { setupCatalogue } from "../../functions/_shared/stripe-setup.ts";
 import { startTestStack, type TestStack } from "../../local/harness.ts";
 import { API_VERSION, signatureHeader } from "../../local/stripe/index.ts";
+import { payOnPage, TEST_BANK as BANK, TEST_CARD as CARD } from "../support/stripe-events.ts";
 
 const project = mkdtempSync(join(tmpdir(), "stripe-standin-"));
 const functionsDir = join(project, "functions");
@@ -100,23 +101,6 @@ const stackOptions = (retryDelaysMs: number[], dataDir?: string) => ({
   config: { functions: { "stripe-webhook": { verifyJwt: false } } },
   stripe: { retryDelaysMs, timeoutMs: 1_000 },
 });
-
-/** Pays on the hosted page with a plain form POST, as a browser without JavaScript does. */
-async function payOnPage(session: Stripe.Checkout.Session, fields: Record<string, string>) {
-  return fetch(session.url!, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields),
-  });
-}
-const CARD = { method: "card", card_number: "4242 4242 4242 4242", expiry: "12 / 34", cvc: "123", name: "Ada Buyer" };
-const BANK = {
-  method: "us_bank_account",
-  account_holder: "Ada Buyer",
-  routing_number: "110000000",
-  account_number: "000123456789",
-};
 
 describe("Stripe stand-in", () => {
   let stack: TestStack;

@@ -66,3 +66,30 @@ export async function signEvent(
   });
   return { payload, signature };
 }
+
+/** The hosted page's fields for the test card that pays (4242 4242 4242 4242). */
+export const TEST_CARD = {
+  method: "card",
+  card_number: "4242 4242 4242 4242",
+  expiry: "12 / 34",
+  cvc: "123",
+  name: "Ada Buyer",
+};
+
+/** The hosted page's fields for a US bank account: the payment stays processing until settled or failed. */
+export const TEST_BANK = {
+  method: "us_bank_account",
+  account_holder: "Ada Buyer",
+  routing_number: "110000000",
+  account_number: "000123456789",
+};
+
+/** Pays on a Checkout Session's hosted page (its `url`) with a plain form POST, as a browser without JavaScript does. */
+export function payOnPage(session: { url: string | null }, fields: Record<string, string>): Promise<Response> {
+  return fetch(session.url!, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields),
+  });
+}
