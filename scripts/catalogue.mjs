@@ -1,6 +1,6 @@
 /**
  * Writes functions/_shared/catalogue.ts, the server's copy of what it sells, from the program
- * collection (content/programs/*.yaml): checkout key, Stripe price lookup key, name, description
+ * collection (content/programs/*.yaml): content id, checkout key, Stripe price lookup key, name, description
  * and price in cents. The functions run on Supabase Edge, where content/ is not deployed, so they
  * read this generated file; tests/unit/catalogue-file.test.ts fails when it no longer matches the
  * content. Usage: npm run catalogue  (after editing a program's name, price or keys)
@@ -23,6 +23,7 @@ export async function catalogueSource(contentDir = join(root, "content")) {
     .map((file) => {
       const program = load(readFileSync(join(dir, file), "utf8"));
       return {
+        id: file.slice(0, -".yaml".length),
         key: program.checkoutKey,
         lookupKey: program.stripeLookupKey,
         name: program.name,
@@ -35,6 +36,8 @@ export async function catalogueSource(contentDir = join(root, "content")) {
 
 /** A program the functions sell: its checkout key, its Stripe price lookup key and its price. */
 export interface CatalogueProduct {
+  /** The program's content id (its file name): its course in the member area is /portal/courses/<id>. */
+  id: string;
   /** The checkout key, as orders record it (stripe_orders.product_key). */
   key: string;
   /** The Stripe price's \`lookup_key\`; the checkout page sends it as \`price_id\`. */

@@ -3,7 +3,8 @@
  *   npm run stripe:setup       creates or updates the programs' products and prices (by lookup key)
  *   npm run stripe:reconcile   records paid Checkout Sessions the database lacks (after a webhook outage)
  * Both are idempotent: a second run changes nothing. Reconcile also needs SUPABASE_URL and
- * SUPABASE_SERVICE_ROLE_KEY; `--days N` sets its window (default 30). STRIPE_API_URL aims the
+ * SUPABASE_SERVICE_ROLE_KEY; `--days N` sets its window (default 30). With RESEND_API_KEY,
+ * MAIL_FROM and SITE_URL set it also sends the order e-mails a mail outage left queued. STRIPE_API_URL aims the
  * library at another API host, such as the local stack's Stripe stand-in (see the README).
  */
 import { parseArgs } from "node:util";
@@ -34,11 +35,18 @@ try {
   } else if (command === "reconcile") {
     const days = Number(values.days);
     if (!(days > 0)) throw new ConfigError(`--days must be a positive number, got "${values.days}"`);
-    const report = await reconcile({ stripe, admin: adminClient(process.env) }, { days });
+    const mail = process.env.RESEND_API_KEY?.trim() ? process.env : undefined;
+    const report = await reconcile({ stripe, admin: adminClient(process.env), mail }, { days });
     console.log(
       `Checked ${report.checked} completed Checkout Session(s) of the last ${days} day(s); recorded ${report.recorded.length}.`,
     );
     for (const id of report.recorded) console.log(`  recorded ${id}`);
+    const { emails } = report;
+    console.log(
+      emails
+        ? `Order e-mails: ${emails.sent} sent, ${emails.queued} still queued, ${emails.failed} given up.`
+        : "Order e-mails: not sent (set RESEND_API_KEY, MAIL_FROM and SITE_URL to send the queued ones).",
+    );
   } else {
     console.error("Usage: node scripts/stripe.ts setup | reconcile [--days 30]");
     process.exit(2);

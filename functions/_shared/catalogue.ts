@@ -2,6 +2,8 @@
 
 /** A program the functions sell: its checkout key, its Stripe price lookup key and its price. */
 export interface CatalogueProduct {
+  /** The program's content id (its file name): its course in the member area is /portal/courses/<id>. */
+  id: string;
   /** The checkout key, as orders record it (stripe_orders.product_key). */
   key: string;
   /** The Stripe price's `lookup_key`; the checkout page sends it as `price_id`. */
@@ -15,6 +17,7 @@ export interface CatalogueProduct {
 
 export const CATALOGUE: readonly CatalogueProduct[] = [
   {
+    id: "ai-advisor-accelerator",
     key: "AI_ACCELERATOR",
     lookupKey: "ai_accelerator",
     name: "AI Advisor Accelerator",
@@ -24,6 +27,7 @@ export const CATALOGUE: readonly CatalogueProduct[] = [
     currency: "usd",
   },
   {
+    id: "growth-mindset",
     key: "GROWTH_MINDSET",
     lookupKey: "growth_mindset",
     name: "Growth Mindset Mastery",
@@ -33,6 +37,7 @@ export const CATALOGUE: readonly CatalogueProduct[] = [
     currency: "usd",
   },
   {
+    id: "os-accelerator",
     key: "OS_ACCELERATOR",
     lookupKey: "os_accelerator",
     name: "Advisor OS Accelerator",

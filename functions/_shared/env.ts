@@ -52,6 +52,25 @@ const origins = (value: string) => {
   return bad.length ? `must be comma-separated origins like https://example.com (not: ${bad.join(", ")})` : null;
 };
 
+/** A site's root: an http(s) URL with no path, query or fragment. */
+const siteUrl = (value: string) => {
+  const problem = httpUrl(value);
+  if (problem) return problem;
+  const url = new URL(value);
+  return url.pathname === "/" && !url.search && !url.hash && !value.includes("#")
+    ? null
+    : "must be the site's root URL, like https://example.com";
+};
+
+const EMAIL_ADDRESS = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
+
+/** A sender as mail providers take it: `Name <address>` or a bare address. */
+const sender = (value: string) => {
+  const match = /^(?:[^<>]+<([^<>]+)>|([^<>\s]+))$/.exec(value);
+  const address = match?.[1] ?? match?.[2];
+  return address && EMAIL_ADDRESS.test(address) ? null : "must be `Name <address@your-domain>` or an address";
+};
+
 /** A JWT: three base64url parts. */
 const jwtOrKey = (value: string) =>
   /^[\w-]+\.[\w-]+\.[\w-]+$/.test(value) || /^sb_secret_\w+$/.test(value)
@@ -71,6 +90,16 @@ export const FUNCTION_ENV = {
   STRIPE_API_URL: { optional: true, check: httpUrl },
   /** The site's origins that may call the checkout from a browser. */
   ALLOWED_ORIGINS: { check: origins },
+  /** The site's public URL: the links in the product's e-mails (the portal, the set-password page). */
+  SITE_URL: { check: siteUrl },
+  /** The mail provider's API key (Resend, functions/_shared/mail.ts). */
+  RESEND_API_KEY: { check: startsWith("re_") },
+  /** Another Resend API address (the local stack's stand-in); unset in production. */
+  RESEND_API_URL: { optional: true, check: httpUrl },
+  /** The sender of the product's e-mails, on a domain verified at the provider: `Name <address>`. */
+  MAIL_FROM: { check: sender },
+  /** Where replies go, when not to MAIL_FROM. */
+  MAIL_REPLY_TO: { optional: true, check: (value) => (EMAIL_ADDRESS.test(value) ? null : "must be an e-mail address") },
 } satisfies Record<string, Variable>;
 
 export type FunctionVariable = keyof typeof FUNCTION_ENV;

@@ -4,13 +4,16 @@
  * (./request.ts): nothing is created for a refused one. The price is found by its lookup key and
  * must match the catalogue's amount; the buyer's Stripe customer is reused by e-mail or created,
  * so every paid session is tied to a buyer; the program key and the visit's attribution go into
- * the session's metadata, where the webhook reads them. Runs under Node (local stack, tests)
+ * the session's metadata, where the webhook reads them, and the buyer's address into the payment
+ * as `receipt_email`, where Stripe sends its receipt. An address whose account already owns the
+ * program (or is paying for it by bank debit) gets 409 and no session. Runs under Node (local stack, tests)
  * and Deno (Supabase Edge, ./index.ts).
  */
 import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
 import type { CatalogueProduct } from "../_shared/catalogue.ts";
 import { ConfigError, type Env, type FunctionVariable, json } from "../_shared/env.ts";
 import { type Stripe, stripeClient } from "../_shared/stripe.ts";
+import { adminClient } from "../_shared/supabase-admin.ts";
 import { readCheckoutRequest } from "./request.ts";
 
 /** What the function reads from its environment (functions/_shared/env.ts checks them at start). */
@@ -18,6 +21,8 @@ export const ENV = [
   "STRIPE_SECRET_KEY",
   "STRIPE_API_URL",
   "ALLOWED_ORIGINS",
+  "SUPABASE_URL",
+  "SUPABASE_SERVICE_ROLE_KEY",
 ] as const satisfies readonly FunctionVariable[];
 
 /** Prices change rarely: a warm instance keeps a looked-up price this long. */
@@ -56,6 +61,40 @@ async function customerFor(stripe: Stripe, email: string): Promise<string> {
   return customer.id;
 }
 
+/**
+ * Whether the account with `email` already owns `product` (or is paying for it by bank debit):
+ * the 409 to answer instead of a second charge, or null. When the database cannot say, the
+ * checkout goes ahead: a sale is not refused for an outage (a double purchase is refundable).
+ */
+async function alreadyBought(env: Env, email: string, product: CatalogueProduct): Promise<Response | null> {
+  let data: unknown;
+  try {
+    const answer = await adminClient(env).rpc("buyer_order_state", { p_email: email, p_product_key: product.key });
+    if (answer.error) throw new Error(answer.error.message);
+    data = answer.data;
+  } catch (error) {
+    console.error("stripe-checkout could not check earlier orders:", (error as Error).message);
+    return null;
+  }
+  if (data === "owned")
+    return json(
+      {
+        error: `You already own ${product.name}. Sign in with ${email} to open it in your client portal.`,
+        code: "already_owned",
+      },
+      409,
+    );
+  if (data === "processing")
+    return json(
+      {
+        error: `Your bank payment for ${product.name} is still clearing. The program opens in your client portal as soon as it does.`,
+        code: "payment_processing",
+      },
+      409,
+    );
+  return null;
+}
+
 export default async function handler(request: Request, env: Env): Promise<Response> {
   const origins = parseOrigins(env.ALLOWED_ORIGINS);
   const early = preflight(request, origins);
@@ -73,6 +112,8 @@ export default async function handler(request: Request, env: Env): Promise<Respo
   const read = readCheckoutRequest(body, origins);
   if (!read.ok) return answer({ error: read.error }, read.status);
   const { product, email, successUrl, cancelUrl, attribution } = read.request;
+  const refused = await alreadyBought(env, email, product);
+  if (refused) return withCors(request, refused, origins);
 
   try {
     const stripe = stripeClient(env);
@@ -87,7 +128,8 @@ export default async function handler(request: Request, env: Env): Promise<Respo
           success_url: successUrl,
           cancel_url: cancelUrl,
           metadata: { product_key: product.key, ...attribution },
-          payment_intent_data: { metadata: { product_key: product.key } },
+          // Stripe e-mails its receipt to this address when the payment succeeds (live mode).
+          payment_intent_data: { metadata: { product_key: product.key }, receipt_email: email },
         },
         { idempotencyKey: `checkout-${crypto.randomUUID()}` },
       );

@@ -3,7 +3,8 @@
  * verified on the raw body with the library's async verifier (the synchronous one needs Node's
  * crypto, absent on edge runtimes), with Stripe's 300-second tolerance, before anything is read.
  * The event is processed before the answer (./process.ts): a 2xx tells Stripe the purchase is
- * recorded, a 5xx makes it deliver again later; events of no concern get a 2xx. Deployed with
+ * recorded and its e-mail sent, a 5xx makes it deliver again later (an e-mail that could not go
+ * out yet is sent by that delivery); events of no concern get a 2xx. Deployed with
  * `verify_jwt = false` (supabase/config.toml): Stripe sends no Supabase JWT, its signature is the
  * check. Runs under Node (local stack, tests) and Deno (Supabase Edge, ./index.ts).
  */
@@ -19,6 +20,11 @@ export const ENV = [
   "STRIPE_API_URL",
   "SUPABASE_URL",
   "SUPABASE_SERVICE_ROLE_KEY",
+  "SITE_URL",
+  "RESEND_API_KEY",
+  "RESEND_API_URL",
+  "MAIL_FROM",
+  "MAIL_REPLY_TO",
 ] as const satisfies readonly FunctionVariable[];
 
 /** Stripe's default: a signature older than five minutes is refused (a replayed request). */
@@ -45,7 +51,7 @@ export default async function handler(request: Request, env: Env): Promise<Respo
     return json({ error: "Invalid signature." }, 400);
   }
   try {
-    const outcome = await processEvent(event, { stripe, admin: adminClient(env) });
+    const outcome = await processEvent(event, { stripe, admin: adminClient(env), mail: env });
     return json({ received: true, outcome });
   } catch (error) {
     console.error(`stripe-webhook could not process ${event.type} ${event.id}:`, error);

@@ -1,17 +1,19 @@
 /**
  * What a verified Stripe event does to the database: the webhook's whole logic, shared by the
  * handler (./handler.ts) and `npm run stripe:reconcile`. An event about a Checkout Session of
- * ours takes two database calls (supabase/migrations/*_checkout_webhook.sql):
+ * ours takes two database calls (supabase/migrations/*_checkout_webhook.sql, *_after_payment.sql):
  * `prepare_stripe_event` (seen before? the buyer's account, or the claim to create it), then,
- * after Auth's invite for a new buyer, `record_stripe_event`, which records the event id and
- * upserts the customer and the order in one transaction. Every step is
- * idempotent, so a redelivery or a concurrent delivery cannot add a second order or user, and
+ * after creating a new buyer's account, `record_stripe_event`, which records the event id,
+ * upserts the customer and the order and queues the e-mail the event calls for, in one
+ * transaction; then the queued e-mails go out (./emails.ts). Every step is idempotent, so a redelivery or a concurrent delivery cannot add a second order or user, and
  * the database keeps an order's status from moving backwards when events arrive out of order.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { CATALOGUE } from "../_shared/catalogue.ts";
 import { ATTRIBUTION_KEYS } from "../_shared/checkout-request.ts";
+import type { Env } from "../_shared/env.ts";
 import type { Stripe } from "../_shared/stripe.ts";
+import { deliverOrderEmails } from "./emails.ts";
 
 export type Outcome = "recorded" | "duplicate" | "ignored";
 type OrderStatus = "pending" | "completed" | "canceled" | "refunded" | "failed";
@@ -24,6 +26,11 @@ export interface Deps {
   admin: SupabaseClient;
   /** Where a message about an event we skip goes; console by default. */
   log?: (message: string) => void;
+  /**
+   * The mail settings (SITE_URL, RESEND_API_KEY, MAIL_FROM…): with them the order's e-mails go
+   * out after the event is recorded; without them they stay queued (functions/stripe-webhook/emails.ts).
+   */
+  mail?: Env;
 }
 
 /**
@@ -79,45 +86,46 @@ async function lookup(admin: SupabaseClient, email: string): Promise<string | nu
 }
 
 /**
- * The account of `email`: the one that exists, or a new one made with Auth's invite, which sends
- * the set-password e-mail. Of concurrent deliveries for one new buyer only the one that claimed
- * the address invites (Auth would e-mail an unconfirmed address again on every invite); the
- * others wait for the account to appear.
+ * The account of `email`: the one that exists, or a new one, made the way Auth's invite makes it
+ * (no password yet) but without Auth's e-mail: the set-password link goes in the product's own
+ * access e-mail (./emails.ts), one message for the buyer to act on. Of concurrent deliveries for
+ * one new buyer only the one that claimed the address creates it; the others wait for it.
  */
 export async function ensureBuyer(
   admin: SupabaseClient,
   email: string,
   prepared: Prepared,
-  log: (m: string) => void,
-): Promise<string> {
-  if (prepared.user_id) return prepared.user_id;
+): Promise<{ userId: string; linkTokenHash?: string }> {
+  if (prepared.user_id) return { userId: prepared.user_id };
   if (!prepared.claimed) {
     for (let waited = 0; waited < WAIT_FOR_ACCOUNT_MS; waited += 100) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const created = await lookup(admin, email);
-      if (created) return created;
+      if (created) return { userId: created };
     }
     throw new RetryableError(`Another delivery is still creating the account of ${email}`);
   }
 
-  const invited = await admin.auth.admin.inviteUserByEmail(email);
-  if (!invited.error) return invited.data.user.id;
+  // The link made with the account is kept for the access e-mail (record_stripe_event).
+  const invited = await admin.auth.admin.generateLink({ type: "invite", email });
+  if (!invited.error) return { userId: invited.data.user.id, linkTokenHash: invited.data.properties.hashed_token };
   const now = await lookup(admin, email);
-  if (now) return now;
-  const status = invited.error.status ?? 0;
-  if (status === 0 || status === 429 || status >= 500) {
-    // Let the next delivery claim the address at once.
-    await admin.from("buyer_invites").delete().eq("email", email.toLowerCase()).is("user_id", null);
-    throw new RetryableError(`Inviting the buyer failed: ${invited.error.message}`);
+  if (now) return { userId: now };
+  // Let the next delivery claim the address at once.
+  await admin.from("buyer_invites").delete().eq("email", email.toLowerCase()).is("user_id", null);
+  throw new RetryableError(`Creating the buyer's account failed: ${invited.error.message}`);
+}
+
+/** Stripe's receipt page of the payment `paymentIntent`, when there is one; null if Stripe cannot say now. */
+async function receiptOf(stripe: Stripe, paymentIntent: string, log: (m: string) => void): Promise<string | null> {
+  try {
+    const intent = await stripe.paymentIntents.retrieve(paymentIntent, { expand: ["latest_charge"] });
+    const charge = intent.latest_charge;
+    return charge && typeof charge === "object" ? (charge.receipt_url ?? null) : null;
+  } catch (error) {
+    log(`Could not read the receipt of ${paymentIntent}: ${(error as Error).message}`);
+    return null;
   }
-  // Auth refuses to e-mail this address (e.g. an SMTP allow-list): the purchase still gets its
-  // account, and the buyer can ask for a password link from /forgot-password.
-  log(`The set-password e-mail to ${email} was refused (${invited.error.message}); creating the account without it.`);
-  const created = await admin.auth.admin.createUser({ email, email_confirm: true });
-  if (created.data.user) return created.data.user.id;
-  const afterCreate = await lookup(admin, email);
-  if (afterCreate) return afterCreate;
-  throw new RetryableError(`Creating the buyer's account failed: ${created.error?.message}`);
 }
 
 /** Records `event` about `session` as an order in `status`. */
@@ -126,6 +134,7 @@ async function recordSession(
   session: Stripe.Checkout.Session,
   status: OrderStatus,
   deps: Deps,
+  charge?: Stripe.Charge,
 ): Promise<Outcome> {
   const log = deps.log ?? ((m: string) => console.warn(m));
   const product = CATALOGUE.find((p) => p.key === session.metadata?.product_key);
@@ -137,8 +146,12 @@ async function recordSession(
   }
   const buyerEmail = status === "canceled" ? null : email!;
   const prepared = await prepare(deps.admin, event.id, buyerEmail);
-  if (prepared.duplicate) return "duplicate";
-  const userId = buyerEmail ? await ensureBuyer(deps.admin, buyerEmail, prepared, log) : null;
+  if (prepared.duplicate) {
+    // Recorded before; its e-mails may still be queued (the last delivery met a mail outage).
+    await sendEmails(session.id, deps, log);
+    return "duplicate";
+  }
+  const buyer = buyerEmail ? await ensureBuyer(deps.admin, buyerEmail, prepared) : null;
   const attribution: Record<string, string> = {};
   for (const key of ATTRIBUTION_KEYS) {
     const value = session.metadata?.[key];
@@ -146,12 +159,15 @@ async function recordSession(
   }
   const paymentIntent =
     typeof session.payment_intent === "string" ? session.payment_intent : (session.payment_intent?.id ?? null);
+  const receiptUrl =
+    charge?.receipt_url ??
+    (status === "completed" && paymentIntent ? await receiptOf(deps.stripe, paymentIntent, log) : null);
   const { data, error } = await deps.admin.rpc("record_stripe_event", {
     p_event_id: event.id,
     p_event_type: event.type,
     p_checkout_session_id: session.id,
     p_customer_id: customerId,
-    p_user_id: userId,
+    p_user_id: buyer?.userId ?? null,
     p_payment_intent_id: paymentIntent,
     p_product_key: product.key,
     p_amount_subtotal: session.amount_subtotal ?? session.amount_total ?? 0,
@@ -161,9 +177,25 @@ async function recordSession(
     p_status: status,
     p_attribution: attribution,
     p_buyer_email: prepared.claimed ? buyerEmail : null,
+    p_receipt_url: receiptUrl,
+    p_link_token_hash: buyer?.linkTokenHash ?? null,
   });
   if (error) throw new RetryableError(`Recording ${event.type} ${event.id} failed: ${error.message}`);
+  await sendEmails(session.id, deps, log);
   return data as Outcome;
+}
+
+/**
+ * Sends what the order's events queued. An e-mail that could not go yet makes the delivery fail
+ * (the order is recorded): Stripe delivers the event again later, and that delivery sends it.
+ */
+async function sendEmails(sessionId: string, deps: Deps, log: (m: string) => void): Promise<void> {
+  if (!deps.mail) return;
+  const report = await deliverOrderEmails(deps.admin, deps.mail, sessionId, log);
+  if (report.queued.length > 0) {
+    const problems = report.queued.map((q) => `${q.kind}: ${q.error}`).join("; ");
+    throw new RetryableError(`Order ${sessionId} is recorded; its e-mail waits for a retry (${problems})`);
+  }
 }
 
 export async function processEvent(event: Stripe.Event, deps: Deps): Promise<Outcome> {
@@ -175,7 +207,7 @@ export async function processEvent(event: Stripe.Event, deps: Deps): Promise<Out
     const paymentIntent = typeof charge.payment_intent === "string" ? charge.payment_intent : charge.payment_intent.id;
     const { data } = await deps.stripe.checkout.sessions.list({ payment_intent: paymentIntent, limit: 1 });
     if (!data[0]) return "ignored";
-    return recordSession(event, data[0], "refunded", deps);
+    return recordSession(event, data[0], "refunded", deps, charge);
   }
   const session = event.data.object as Stripe.Checkout.Session;
   const status = statusFor(event.type, session);

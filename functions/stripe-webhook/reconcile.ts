@@ -3,10 +3,12 @@
  * through the webhook's own code path (./process.ts), each one the database lacks or holds in an
  * earlier state (pending there, paid at Stripe). Each is recorded as a `checkout.session.completed`
  * event with an id derived from the session and its payment status, so a second run finds them
- * recorded and changes nothing. `npm run stripe:reconcile` runs it.
+ * recorded and changes nothing. Then, given the mail settings, it sends the order e-mails still
+ * queued (after a mail outage: ./emails.ts). `npm run stripe:reconcile` runs it.
  */
 import { CATALOGUE } from "../_shared/catalogue.ts";
 import type { Stripe } from "../_shared/stripe.ts";
+import { deliverOrderEmails, sessionsWithQueuedEmails } from "./emails.ts";
 import { type Deps, processEvent } from "./process.ts";
 
 export interface ReconcileReport {
@@ -14,6 +16,8 @@ export interface ReconcileReport {
   checked: number;
   /** Sessions recorded now. */
   recorded: string[];
+  /** Order e-mails sent now, still queued, and given up on; null without the mail settings. */
+  emails: { sent: number; queued: number; failed: number } | null;
 }
 
 const RANK: Record<string, number> = { pending: 0, canceled: 1, failed: 1, completed: 2, refunded: 3 };
@@ -52,7 +56,18 @@ export async function reconcile(deps: Deps, options: { days?: number } = {}): Pr
       created: Math.floor(Date.now() / 1000),
       data: { object: session },
     } as unknown as Stripe.Event;
-    if ((await processEvent(event, deps)) === "recorded") recorded.push(session.id);
+    // Recorded without sending: the sweep below sends every queued e-mail, these included.
+    if ((await processEvent(event, { ...deps, mail: undefined })) === "recorded") recorded.push(session.id);
   }
-  return { checked: sessions.length, recorded };
+  if (!deps.mail) return { checked: sessions.length, recorded, emails: null };
+  const emails = { sent: 0, queued: 0, failed: 0 };
+  const log = deps.log ?? ((m: string) => console.warn(m));
+  for (const sessionId of await sessionsWithQueuedEmails(deps.admin)) {
+    const report = await deliverOrderEmails(deps.admin, deps.mail, sessionId, log);
+    emails.sent += report.sent.length;
+    emails.queued += report.queued.length;
+    emails.failed += report.failed.length;
+    for (const { kind, error } of report.queued) log(`The ${kind} e-mail of ${sessionId} is still queued: ${error}`);
+  }
+  return { checked: sessions.length, recorded, emails };
 }

@@ -9,6 +9,7 @@ import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkoutRequest } from "../../functions/_shared/checkout-request.ts";
+import { orderReference } from "../../functions/_shared/order-reference.ts";
 import { stripeClient } from "../../functions/_shared/stripe.ts";
 import { loadConfig } from "../../local/config.ts";
 import { startTestStack, type TestStack } from "../../local/harness.ts";
@@ -126,6 +127,10 @@ describe("the functions' Edge entries under Deno", () => {
       STRIPE_API_URL: stack.url,
       STRIPE_WEBHOOK_SECRET: stack.stripe.webhookSecret,
       ALLOWED_ORIGINS: SITE,
+      SITE_URL: SITE,
+      RESEND_API_KEY: stack.resend.apiKey,
+      RESEND_API_URL: stack.resend.apiUrl,
+      MAIL_FROM: "Advisor Accelerator <team@advisor-accelerator.local>",
     };
   }, 60_000);
   afterAll(async () => {
@@ -180,7 +185,31 @@ describe("the functions' Edge entries under Deno", () => {
     );
   }, 120_000);
 
-  it("stripe-webhook verifies the signature with Web Crypto and records the order", async () => {
+  it("checkout-status answers the success page about a Checkout Session of the stand-in", async () => {
+    const { url, child } = await serveEntry("checkout-status", env);
+    children.push(child);
+    const stripe = stripeClient({ STRIPE_SECRET_KEY: stack.stripe.secretKey, STRIPE_API_URL: stack.url });
+    const { data: prices } = await stripe.prices.list({ lookup_keys: ["growth_mindset"], limit: 1 });
+    const session = await stripe.checkout.sessions.create({
+      mode: "payment",
+      customer_email: "deno-status@example.com",
+      line_items: [{ price: prices[0]!.id, quantity: 1 }],
+      success_url: `${SITE}/checkout/success?session_id={CHECKOUT_SESSION_ID}`,
+      metadata: { product_key: "GROWTH_MINDSET" },
+    });
+    const response = await fetch(`${url}?session_id=${session.id}`, { headers: { origin: SITE } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("access-control-allow-origin")).toBe(SITE);
+    expect(await response.json()).toMatchObject({
+      state: "open",
+      program: { key: "GROWTH_MINDSET" },
+      amountCents: 30_000,
+      email: "deno-status@example.com",
+      reference: await orderReference(session.id),
+    });
+  }, 120_000);
+
+  it("stripe-webhook verifies the signature with Web Crypto, records the order and sends the access e-mail through Resend's library", async () => {
     const { url, child } = await serveEntry("stripe-webhook", env);
     children.push(child);
     const paid = checkoutSession("deno-buyer@example.com", {
@@ -199,5 +228,11 @@ describe("the functions' Edge entries under Deno", () => {
       "select status::text from public.stripe_orders where checkout_session_id = 'cs_test_deno_entry_1'",
     );
     expect(rows).toEqual([{ status: "completed" }]);
+    expect(
+      stack.mail
+        .list()
+        .filter((m) => m.to === "deno-buyer@example.com")
+        .map((m) => m.subject),
+    ).toEqual(["You now have Growth Mindset Mastery: set your password to start"]);
   }, 120_000);
 });

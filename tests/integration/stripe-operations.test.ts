@@ -95,25 +95,39 @@ describe("stripe:setup and stripe:reconcile", () => {
     expect(run.stdout).toContain(`Stripe at ${stack.url} already sells the catalogue: nothing changed.`);
   });
 
-  it("reconcile: records the purchases an outage kept from the webhook, through its code path; a second run changes nothing", async () => {
+  it("reconcile: records the purchases an outage kept from the webhook, through its code path, and sends their e-mails; a second run changes nothing", async () => {
     const card = await buy("outage-card@example.com", "card");
     const bank = await buy("outage-bank@example.com", "bank");
     expect(await order(card)).toEqual([]);
-    const deps = { stripe, admin: stack.admin(), log: () => {} };
+    const mail = {
+      SITE_URL: "http://localhost:4321",
+      RESEND_API_KEY: stack.resend.apiKey,
+      RESEND_API_URL: stack.resend.apiUrl,
+      MAIL_FROM: "Advisor Accelerator <team@advisor-accelerator.local>",
+    };
+    const deps = { stripe, admin: stack.admin(), log: () => {}, mail };
+    // The access e-mails (Stripe's receipts go to the same addresses, from the stand-in).
+    const access = () =>
+      stack.mail
+        .list()
+        .filter((m) => m.to.startsWith("outage-") && m.subject.startsWith("You now have"))
+        .map((m) => m.to)
+        .sort();
 
     const first = await reconcile(deps);
     expect(first.recorded.sort()).toEqual([card, bank].sort());
+    expect(first.emails).toEqual({ sent: 1, queued: 0, failed: 0 });
     expect(await order(card)).toEqual([{ status: "completed" }]);
     expect(await order(bank)).toEqual([{ status: "pending" }]);
-    expect(stack.mail.list().filter((m) => m.to.startsWith("outage-"))).toHaveLength(2);
+    expect(access()).toEqual(["outage-card@example.com"]);
 
-    expect((await reconcile(deps)).recorded).toEqual([]);
+    expect(await reconcile(deps)).toMatchObject({ recorded: [], emails: { sent: 0, queued: 0, failed: 0 } });
 
     // The bank debit settles while the webhook is still down: the next run completes the order.
     stack.stripe.settle(bank);
     expect((await reconcile(deps)).recorded).toEqual([bank]);
     expect(await order(bank)).toEqual([{ status: "completed" }]);
     expect((await reconcile(deps)).recorded).toEqual([]);
-    expect(stack.mail.list().filter((m) => m.to.startsWith("outage-"))).toHaveLength(2);
+    expect(access()).toEqual(["outage-bank@example.com", "outage-card@example.com"]);
   });
 });

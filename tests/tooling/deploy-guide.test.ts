@@ -12,6 +12,7 @@ import { parse } from "smol-toml";
 import Stripe from "stripe";
 import { afterAll, describe, expect, it } from "vitest";
 import { FUNCTION_ENV, type FunctionVariable } from "../../functions/_shared/env.ts";
+import { ENV as STATUS_ENV } from "../../functions/checkout-status/handler.ts";
 import { ENV as CHECKOUT_ENV } from "../../functions/stripe-checkout/handler.ts";
 import { ENV as WEBHOOK_ENV } from "../../functions/stripe-webhook/handler.ts";
 import { HANDLED_EVENTS } from "../../functions/stripe-webhook/process.ts";
@@ -84,7 +85,7 @@ describe("DEPLOY.md", () => {
 
   it("sets every secret the functions need that the platform does not provide", () => {
     const platform: FunctionVariable[] = ["SUPABASE_URL", "SUPABASE_SERVICE_ROLE_KEY"];
-    const needed = [...new Set<FunctionVariable>([...CHECKOUT_ENV, ...WEBHOOK_ENV])].filter(
+    const needed = [...new Set<FunctionVariable>([...CHECKOUT_ENV, ...STATUS_ENV, ...WEBHOOK_ENV])].filter(
       (name) => !platform.includes(name) && !("optional" in FUNCTION_ENV[name]),
     );
     const [set] = command("npx supabase secrets set STRIPE_SECRET_KEY=rk_test_");

@@ -19,6 +19,35 @@ const ALL = [
 ] as const;
 
 describe("the functions' environment", () => {
+  it("the mail settings: the site's root URL, a Resend key, a sender with a name, an optional reply-to", () => {
+    const MAIL = ["SITE_URL", "RESEND_API_KEY", "RESEND_API_URL", "MAIL_FROM", "MAIL_REPLY_TO"] as const;
+    const mail = {
+      SITE_URL: "https://advisoraccelerator.com",
+      RESEND_API_KEY: "re_123abc",
+      MAIL_FROM: "Advisor Accelerator <team@advisoraccelerator.com>",
+    };
+    expect(envProblems(mail, MAIL)).toEqual([]);
+    expect(
+      envProblems({ ...mail, MAIL_FROM: "team@advisoraccelerator.com", MAIL_REPLY_TO: "help@a.com" }, MAIL),
+    ).toEqual([]);
+    expect(
+      envProblems(
+        {
+          SITE_URL: "https://advisoraccelerator.com/portal",
+          RESEND_API_KEY: "sk_123",
+          MAIL_FROM: "Advisor Accelerator",
+          MAIL_REPLY_TO: "help",
+        },
+        MAIL,
+      ),
+    ).toEqual([
+      "SITE_URL must be the site's root URL, like https://example.com",
+      "RESEND_API_KEY must start with re_",
+      "MAIL_FROM must be `Name <address@your-domain>` or an address",
+      "MAIL_REPLY_TO must be an e-mail address",
+    ]);
+  });
+
   it("accepts a production environment: live or test keys, restricted keys, origins with a trailing slash", () => {
     expect(envProblems(good, ALL)).toEqual([]);
     expect(

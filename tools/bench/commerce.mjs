@@ -12,11 +12,11 @@
 import { randomBytes } from "node:crypto";
 import { budgetEntry } from "./budgets.mjs";
 import { formatTable } from "./format.mjs";
-import { forEachBackend, percentile, summarize } from "./backend.mjs";
+import { forEachBackend, MAIL_UNLIMITED, percentile, summarize } from "./backend.mjs";
 
 export const COMMERCE_BUDGETS = {
   checkoutP95Ms: 50,
-  eventsPerSecond: { PostgreSQL: 200, PGlite: 50 },
+  eventsPerSecond: { PostgreSQL: 150, PGlite: 50 },
 };
 
 const SITE = "http://localhost:4321";
@@ -226,7 +226,7 @@ export async function runCommerceBench({
   concurrency = 8,
   log = () => {},
 } = {}) {
-  return forEachBackend({ seed: false }, async (backend, stack) => {
+  return forEachBackend({ seed: false, resend: MAIL_UNLIMITED }, async (backend, stack) => {
     log(`  ${backend}: ${warmup} + ${calls} checkouts…`);
     const checkout = await checkoutLatency(stack, { calls, warmup });
     log(`  ${backend}: ${eventWarmup} + ${events} webhook events, ${concurrency} in flight…`);

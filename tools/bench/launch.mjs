@@ -10,7 +10,7 @@
 // spike, which Stripe's retries absorb) for each side, and orders lost (the hard budget: 0).
 import { randomBytes } from "node:crypto";
 import { budgetEntry } from "./budgets.mjs";
-import { forEachBackend, percentile } from "./backend.mjs";
+import { forEachBackend, MAIL_UNLIMITED, percentile } from "./backend.mjs";
 import { formatTable } from "./format.mjs";
 
 const SITE = "http://localhost:4321";
@@ -257,7 +257,7 @@ async function spike(stack, { seconds, checkouts, deliveries }) {
 
 /** Both backends; options: seconds of spike, checkouts and deliveries in flight, log. */
 export async function runLaunchBench({ seconds = 10, checkouts = 4, deliveries = 8, log = () => {} } = {}) {
-  return forEachBackend({ seed: false }, async (backend, stack) => {
+  return forEachBackend({ seed: false, resend: MAIL_UNLIMITED }, async (backend, stack) => {
     log(`  ${backend}: ${seconds} s spike, ${checkouts} checkouts and ${deliveries} deliveries in flight…`);
     return { backend, ...(await spike(stack, { seconds, checkouts, deliveries })) };
   });

@@ -1,0 +1,171 @@
+/**
+ * The product's own e-mails, as templates: each a pure function from the facts of one event to
+ * its subject, HTML and plain text, rendered the same way under Node (the local stack, whose
+ * Resend stand-in keeps them in the outbox) and on Supabase Edge. Auth's own e-mails (password
+ * reset) are supabase/templates/; these share their look. Every value is escaped; the HTML is
+ * table-based with inline styles, as mail clients need.
+ */
+import type { Email } from "./mail.ts";
+
+/** The business as its e-mails name it. */
+export const BRAND = "Advisor Accelerator";
+
+const escape = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
+/** Amounts as the site shows them: en-US, from the smallest unit. */
+export function money(cents: number, currency: string): string {
+  return new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).format(cents / 100);
+}
+
+interface Part {
+  /** A paragraph of text. */
+  p?: string;
+  /** A call to action. */
+  button?: { label: string; href: string };
+  /** Label and value rows: the order's facts. */
+  facts?: [string, string][];
+  /** Small print. */
+  note?: string;
+}
+
+function render(subject: string, heading: string, parts: Part[]): Omit<Email, "to"> {
+  const html = parts
+    .map((part) => {
+      if (part.p) return `<p style="margin:0 0 16px;font-size:16px;line-height:1.5">${escape(part.p)}</p>`;
+      if (part.note)
+        return `<p style="margin:0 0 16px;font-size:14px;line-height:1.5;color:#475569">${escape(part.note)}</p>`;
+      if (part.button)
+        return (
+          `<p style="margin:24px 0"><a href="${escape(part.button.href)}" style="display:inline-block;padding:12px 20px;` +
+          `border-radius:6px;background:#7c3aed;color:#ffffff;font-weight:bold;text-decoration:none">` +
+          `${escape(part.button.label)}</a></p>`
+        );
+      const rows = (part.facts ?? [])
+        .map(
+          ([label, value]) =>
+            `<tr><td style="padding:6px 16px 6px 0;color:#475569;font-size:14px">${escape(label)}</td>` +
+            `<td style="padding:6px 0;font-size:14px;font-weight:bold">${escape(value)}</td></tr>`,
+        )
+        .join("");
+      return `<table role="presentation" cellpadding="0" cellspacing="0" style="margin:0 0 16px">${rows}</table>`;
+    })
+    .join("\n");
+  const text = [
+    heading,
+    ...parts.map((part) => {
+      if (part.p) return part.p;
+      if (part.note) return part.note;
+      if (part.button) return `${part.button.label}: ${part.button.href}`;
+      return (part.facts ?? []).map(([label, value]) => `${label}: ${value}`).join("\n");
+    }),
+    BRAND,
+  ].join("\n\n");
+  return {
+    subject,
+    text,
+    html: `<!doctype html>
+<html lang="en">
+  <body style="margin:0;padding:24px;background:#f8fafc;font-family:Arial,Helvetica,sans-serif;color:#0f172a">
+    <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px">
+      <tr>
+        <td style="padding:32px">
+          <p style="margin:0 0 24px;font-size:14px;font-weight:bold;letter-spacing:0.08em;text-transform:uppercase;color:#7c3aed">${BRAND}</p>
+          <h1 style="margin:0 0 16px;font-size:22px">${escape(heading)}</h1>
+${html}
+        </td>
+      </tr>
+    </table>
+  </body>
+</html>
+`,
+  };
+}
+
+/** What every order e-mail says about the order. */
+export interface OrderFacts {
+  /** The site's root URL (SITE_URL). */
+  site: string;
+  program: { id: string; key: string; name: string };
+  amountCents: number;
+  currency: string;
+  /** The order reference (functions/_shared/order-reference.ts). */
+  reference: string;
+  /** The buyer's account e-mail. */
+  email: string;
+}
+
+const link = (site: string, path: string) => new URL(path, site).href;
+
+const orderRows = (facts: OrderFacts, amountLabel: string): Part => ({
+  facts: [
+    ["Program", facts.program.name],
+    [amountLabel, money(facts.amountCents, facts.currency)],
+    ["Order", facts.reference],
+  ],
+});
+
+/**
+ * Access granted, to every buyer. A buyer whose account is new gets their set-password link in
+ * this same e-mail (`setPasswordUrl`): one message to act on, not an invite beside it.
+ */
+export function accessEmail(facts: OrderFacts, setPasswordUrl: string | null): Email {
+  const course = link(facts.site, `/portal/courses/${facts.program.id}`);
+  const name = facts.program.name;
+  const mail = setPasswordUrl
+    ? render(`You now have ${name}: set your password to start`, `You now have ${name}`, [
+        {
+          p: `Thank you for your purchase. We created your ${BRAND} account for ${facts.email}; choose a password and your program opens in the client portal.`,
+        },
+        orderRows(facts, "Amount paid"),
+        { button: { label: "Set your password", href: setPasswordUrl } },
+        {
+          note: `The link works once and for an hour. If it has expired, enter ${facts.email} at ${link(facts.site, "/forgot-password")} and we will send a new one.`,
+        },
+        { note: "Stripe sends your payment receipt separately. Questions about your order? Reply to this e-mail." },
+      ])
+    : render(`You now have ${name}`, `You now have ${name}`, [
+        {
+          p: `Thank you for your purchase. ${name} is in your client portal now: sign in with ${facts.email} and start with the first lesson.`,
+        },
+        orderRows(facts, "Amount paid"),
+        { button: { label: `Open ${name}`, href: course } },
+        { note: "Stripe sends your payment receipt separately. Questions about your order? Reply to this e-mail." },
+      ]);
+  return { ...mail, to: facts.email };
+}
+
+/** A bank debit was declined after the checkout: nothing charged, no access, how to try again. */
+export function paymentFailedEmail(facts: OrderFacts): Email {
+  const name = facts.program.name;
+  const mail = render(`Your payment for ${name} did not go through`, "Your payment did not go through", [
+    {
+      p: `Your bank did not complete the payment for ${name}, so nothing was charged and the program has not been opened.`,
+    },
+    orderRows(facts, "Amount"),
+    {
+      p: "You can buy it again with a card or another bank account; it takes a minute, and the program opens as soon as the payment goes through.",
+    },
+    { button: { label: `Buy ${name}`, href: link(facts.site, `/checkout/${facts.program.key}`) } },
+    {
+      note: "If you think this is a mistake, your bank can tell you why it declined the debit. Or reply to this e-mail.",
+    },
+  ]);
+  return { ...mail, to: facts.email };
+}
+
+/** A full refund: the money on its way back, and access to the program ended. */
+export function refundEmail(facts: OrderFacts): Email {
+  const name = facts.program.name;
+  const mail = render(`Your refund for ${name}`, "Your refund is on its way", [
+    {
+      p: `We refunded your payment for ${name} to the card or account you paid with. Banks usually show it within 5 to 10 business days.`,
+    },
+    orderRows(facts, "Amount refunded"),
+    {
+      p: `Your access to ${name} has ended. Your account stays open, with any other programs you own and your purchase history.`,
+    },
+    { note: "Questions about your refund? Reply to this e-mail." },
+  ]);
+  return { ...mail, to: facts.email };
+}

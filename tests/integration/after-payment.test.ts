@@ -1,0 +1,265 @@
+/**
+ * After the payment, through the whole local stack on PGlite and PostgreSQL: the real
+ * `stripe-checkout`, `checkout-status` and `stripe-webhook` functions, the Stripe stand-in paying
+ * on its hosted page and delivering signed events (retried on failure, as Stripe does), and the
+ * Resend stand-in keeping every e-mail in the outbox. What a buyer sees and receives: the
+ * success page's answer, one access e-mail per purchase (with the set-password link for a new
+ * account), one e-mail for a failed bank debit and for a refund, Stripe's receipt, and never two
+ * of the same e-mail for one event, whatever the deliveries.
+ */
+import Stripe from "stripe";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { checkoutRequest } from "../../functions/_shared/checkout-request.ts";
+import { orderReference } from "../../functions/_shared/order-reference.ts";
+import { stripeClient } from "../../functions/_shared/stripe.ts";
+import type { CheckoutStatus } from "../../functions/checkout-status/handler.ts";
+import { BACKENDS, startTestStack, type TestStack } from "../../local/harness.ts";
+import { payOnPage, signEvent, TEST_BANK as BANK, TEST_CARD as CARD } from "../support/stripe-events.ts";
+
+const SITE = "http://localhost:4321";
+const GROWTH = { checkoutKey: "GROWTH_MINDSET", stripeLookupKey: "growth_mindset" };
+const OS = { checkoutKey: "OS_ACCELERATOR", stripeLookupKey: "os_accelerator" };
+
+let serial = 0;
+const buyer = (name: string) => `${name}.${Date.now().toString(36)}${serial++}@example.com`;
+
+describe.each(BACKENDS)("after the payment on $name", (backend) => {
+  let stack: TestStack;
+  let stripe: Stripe;
+
+  beforeAll(async () => {
+    stack = await startTestStack(backend, { seed: false, stripe: { retryDelaysMs: [300, 600, 1_200, 2_400] } });
+    stripe = stripeClient({ STRIPE_SECRET_KEY: stack.stripe.secretKey, STRIPE_API_URL: stack.url });
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  afterEach(() => {
+    delete process.env.RESEND_API_KEY;
+    delete process.env.RESEND_API_URL;
+  });
+
+  /** The checkout page's call, then the hosted page's form, as a browser posts it. */
+  async function buy(
+    email: string,
+    program = GROWTH,
+    method: Record<string, string> = CARD,
+  ): Promise<Stripe.Checkout.Session> {
+    const response = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
+      method: "POST",
+      headers: { origin: SITE, "content-type": "application/json", apikey: stack.anonKey },
+      body: JSON.stringify(checkoutRequest(SITE, program, email)),
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const { url } = (await response.json()) as { url: string };
+    const session = await stripe.checkout.sessions.retrieve(/cs_test_[A-Za-z0-9]+/.exec(url)![0]);
+    expect((await payOnPage(session, method)).status).toBe(303);
+    await stack.stripe.idle();
+    return session;
+  }
+
+  const mailsTo = (email: string) => stack.mail.list().filter((m) => m.to === email);
+  const subjects = (email: string) => mailsTo(email).map((m) => m.subject);
+
+  const status = async (sessionId: string) => {
+    const response = await fetch(`${stack.url}/functions/v1/checkout-status?session_id=${sessionId}`, {
+      headers: { origin: SITE },
+    });
+    return { code: response.status, body: (await response.json()) as CheckoutStatus & { error?: string } };
+  };
+
+  const order = async (sessionId: string) =>
+    (
+      await stack.db.query<{ status: string; receipt_url: string | null }>(
+        "select status::text, receipt_url from public.stripe_orders where checkout_session_id = $1",
+        [sessionId],
+      )
+    ).rows[0];
+
+  const queued = async (sessionId: string) =>
+    (
+      await stack.db.query<{ kind: string; status: string; attempts: number }>(
+        "select kind::text, status, attempts from public.order_emails where checkout_session_id = $1 order by kind",
+        [sessionId],
+      )
+    ).rows;
+
+  it("a new buyer by card: the success page's facts, one access e-mail carrying the set-password link, Stripe's receipt", async () => {
+    const email = buyer("new");
+    const session = await buy(email);
+
+    const { code, body } = await status(session.id);
+    expect(code).toBe(200);
+    expect(body).toEqual({
+      state: "paid",
+      program: { name: "Growth Mindset Mastery", key: "GROWTH_MINDSET", course: "/portal/courses/growth-mindset" },
+      amountCents: 30_000,
+      currency: "usd",
+      email,
+      reference: await orderReference(session.id),
+    });
+
+    const access = mailsTo(email).filter((m) => m.subject.startsWith("You now have"));
+    expect(access.map((m) => m.subject)).toEqual(["You now have Growth Mindset Mastery: set your password to start"]);
+    expect(access[0]!.text).toContain(`Order: ${body.reference}`);
+    // Auth sent nothing of its own: the link is in the access e-mail, one message to act on.
+    expect(subjects(email).filter((s) => /set your password/i.test(s))).toHaveLength(1);
+    expect(mailsTo(email).filter((m) => /receipt/i.test(m.subject))).toHaveLength(1);
+
+    // The link is Auth's invite: it signs the buyer in.
+    const hash = /token_hash=([^&"\s]+)&(amp;)?type=invite/.exec(access[0]!.html)?.[1];
+    const client = stack.client();
+    const verified = await client.auth.verifyOtp({ token_hash: hash!, type: "invite" });
+    expect(verified.error).toBeNull();
+    expect(verified.data.user?.email).toBe(email);
+
+    // Purchase history's columns: the same reference, and Stripe's receipt.
+    expect((await order(session.id))?.receipt_url).toMatch(/^http/);
+    const { data: rows } = await client.from("stripe_user_orders").select("order_reference, receipt_url");
+    expect(rows).toEqual([{ order_reference: body.reference, receipt_url: (await order(session.id))!.receipt_url }]);
+  });
+
+  it("a returning customer's second purchase: one access e-mail, no set-password link; the owned program is refused", async () => {
+    const email = buyer("returning");
+    const first = await buy(email);
+    const hash = /token_hash=([^&"\s]+)/.exec(mailsTo(email).find((m) => m.subject.startsWith("You now have"))!.html);
+    expect((await stack.client().auth.verifyOtp({ token_hash: hash![1]!, type: "invite" })).error).toBeNull();
+
+    await buy(email, OS);
+    const os = mailsTo(email).filter((m) => m.subject.startsWith("You now have Advisor OS Accelerator"));
+    expect(os.map((m) => m.subject)).toEqual(["You now have Advisor OS Accelerator"]);
+    expect(os[0]!.html).not.toContain("reset-password");
+    expect(os[0]!.html).toContain(`href="${SITE}/portal/courses/os-accelerator"`);
+
+    // A second Growth Mindset: refused before anything is made at Stripe, signed in or not.
+    const before = (await stripe.checkout.sessions.list({ limit: 100 })).data.length;
+    const again = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
+      method: "POST",
+      headers: { origin: SITE, "content-type": "application/json", apikey: stack.anonKey },
+      body: JSON.stringify(checkoutRequest(SITE, GROWTH, email.toUpperCase())),
+    });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toMatchObject({ code: "already_owned", error: expect.stringMatching(/already own/) });
+    expect(again.headers.get("access-control-allow-origin")).toBe(SITE);
+    expect((await stripe.checkout.sessions.list({ limit: 100 })).data.length).toBe(before);
+    expect(first.id).toBeTruthy();
+  });
+
+  it("a bank debit: processing (no access e-mail, a second checkout refused), then paid with one access e-mail", async () => {
+    const email = buyer("bank");
+    const session = await buy(email, GROWTH, BANK);
+    expect((await status(session.id)).body.state).toBe("processing");
+    expect(subjects(email).filter((s) => s.startsWith("You now have"))).toEqual([]);
+    const again = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
+      method: "POST",
+      headers: { origin: SITE, "content-type": "application/json", apikey: stack.anonKey },
+      body: JSON.stringify(checkoutRequest(SITE, GROWTH, email)),
+    });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toMatchObject({ code: "payment_processing" });
+
+    stack.stripe.settle(session.id);
+    await stack.stripe.idle();
+    expect((await status(session.id)).body.state).toBe("paid");
+    expect(subjects(email).filter((s) => s.startsWith("You now have"))).toHaveLength(1);
+    expect(mailsTo(email).filter((m) => /receipt/i.test(m.subject))).toHaveLength(1);
+    expect((await order(session.id))?.status).toBe("completed");
+  });
+
+  it("a bank debit that fails: the success page says failed, one e-mail says so, no access", async () => {
+    const email = buyer("bounced");
+    const session = await buy(email, GROWTH, BANK);
+    stack.stripe.fail(session.id);
+    await stack.stripe.idle();
+    expect((await status(session.id)).body.state).toBe("failed");
+    expect(subjects(email).filter((s) => !/receipt/i.test(s))).toEqual([
+      "Your payment for Growth Mindset Mastery did not go through",
+    ]);
+    expect((await order(session.id))?.status).toBe("failed");
+  });
+
+  it("a refund: one e-mail about it, access ended, the order refunded", async () => {
+    const email = buyer("refund");
+    const session = await buy(email, OS);
+    const { payment_intent } = await stripe.checkout.sessions.retrieve(session.id);
+    await stripe.refunds.create({ payment_intent: payment_intent as string });
+    await stack.stripe.idle();
+    const refund = mailsTo(email).filter((m) => m.subject === "Your refund for Advisor OS Accelerator");
+    expect(refund).toHaveLength(1);
+    expect(refund[0]!.text).toContain("Amount refunded: $2,999.00");
+    expect((await order(session.id))?.status).toBe("refunded");
+  });
+
+  it("the same events delivered again, 20 at once, and the reconcile's: still one e-mail of each kind", async () => {
+    const email = buyer("dup");
+    const session = await buy(email);
+    const { data: events } = await stripe.events.list({ type: "checkout.session.completed", limit: 100 });
+    const completed = events.find((e) => (e.data.object as { id: string }).id === session.id)!;
+    const deliveries = await Promise.all(
+      Array.from({ length: 20 }, () => signEvent(completed, stack.stripe.webhookSecret)),
+    );
+    const answers = await Promise.all(
+      deliveries.map(({ payload, signature }) =>
+        fetch(`${stack.url}/functions/v1/stripe-webhook`, {
+          method: "POST",
+          headers: { "stripe-signature": signature, "content-type": "application/json" },
+          body: payload,
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    // The same purchase as a different event (what `npm run stripe:reconcile` records).
+    const other = { ...completed, id: `evt_reconcile_${session.id}_paid` };
+    const { payload, signature } = await signEvent(other, stack.stripe.webhookSecret);
+    await fetch(`${stack.url}/functions/v1/stripe-webhook`, {
+      method: "POST",
+      headers: { "stripe-signature": signature },
+      body: payload,
+    });
+    expect(subjects(email).filter((s) => s.startsWith("You now have"))).toHaveLength(1);
+    expect(await queued(session.id)).toEqual([{ kind: "access", status: "sent", attempts: 1 }]);
+  });
+
+  it("a mail outage loses nothing: the order is recorded, the e-mail waits, and Stripe's redelivery sends it once", async () => {
+    const email = buyer("outage");
+    // The functions' mail provider unreachable (a closed port), as during a provider outage.
+    process.env.RESEND_API_KEY = "re_outage_test";
+    process.env.RESEND_API_URL = "http://127.0.0.1:9";
+    const response = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
+      method: "POST",
+      headers: { origin: SITE, "content-type": "application/json", apikey: stack.anonKey },
+      body: JSON.stringify(checkoutRequest(SITE, GROWTH, email)),
+    });
+    const { url } = (await response.json()) as { url: string };
+    const session = await stripe.checkout.sessions.retrieve(/cs_test_[A-Za-z0-9]+/.exec(url)![0]);
+    await payOnPage(session, CARD);
+    // The first delivery records the order and fails for the e-mail.
+    await expect.poll(async () => (await order(session.id))?.status, { timeout: 10_000 }).toBe("completed");
+    await expect.poll(async () => (await queued(session.id))[0]?.attempts, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(subjects(email).filter((s) => s.startsWith("You now have"))).toEqual([]);
+
+    // The provider is back; Stripe's next attempt sends it.
+    delete process.env.RESEND_API_KEY;
+    delete process.env.RESEND_API_URL;
+    await stack.stripe.idle();
+    await expect
+      .poll(() => subjects(email).filter((s) => s.startsWith("You now have")).length, { timeout: 15_000 })
+      .toBe(1);
+    expect((await queued(session.id))[0]).toMatchObject({ kind: "access", status: "sent" });
+  });
+
+  it("checkout-status answers only a well-formed id of this site's sessions, and nothing else", async () => {
+    expect((await status("not-a-session")).code).toBe(400);
+    expect((await status("cs_test_doesnotexist0000")).code).toBe(404);
+    // A session at the same Stripe account that is not a checkout of this site (no program key).
+    const { data: prices } = await stripe.prices.list({ lookup_keys: ["growth_mindset"], limit: 1 });
+    const foreign = await stripe.checkout.sessions.create({
+      mode: "payment",
+      line_items: [{ price: prices[0]!.id, quantity: 1 }],
+      success_url: `${SITE}/x`,
+    });
+    expect((await status(foreign.id)).code).toBe(404);
+    const post = await fetch(`${stack.url}/functions/v1/checkout-status?session_id=${foreign.id}`, { method: "POST" });
+    expect(post.status).toBe(405);
+  });
+});

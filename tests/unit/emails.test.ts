@@ -1,0 +1,75 @@
+/** The product's own e-mails (functions/_shared/emails.ts): what each says, and that nothing typed by anyone becomes markup. */
+import { describe, expect, it } from "vitest";
+import {
+  accessEmail,
+  money,
+  type OrderFacts,
+  paymentFailedEmail,
+  refundEmail,
+} from "../../functions/_shared/emails.ts";
+import { orderReference } from "../../functions/_shared/order-reference.ts";
+
+const facts: OrderFacts = {
+  site: "https://advisoraccelerator.com",
+  program: { id: "growth-mindset", key: "GROWTH_MINDSET", name: "Growth Mindset Mastery" },
+  amountCents: 30_000,
+  currency: "usd",
+  reference: "3F9A27C1",
+  email: "dana@example.com",
+};
+
+describe("order e-mails", () => {
+  it("access for a returning customer: 'You now have <program>', a button to its course, the order's facts", () => {
+    const mail = accessEmail(facts, null);
+    expect(mail.to).toBe("dana@example.com");
+    expect(mail.subject).toBe("You now have Growth Mindset Mastery");
+    expect(mail.html).toContain('href="https://advisoraccelerator.com/portal/courses/growth-mindset"');
+    expect(mail.html).toContain(">Open Growth Mindset Mastery<");
+    expect(mail.text).toContain("Amount paid: $300.00");
+    expect(mail.text).toContain("Order: 3F9A27C1");
+    expect(mail.html).not.toContain("reset-password");
+  });
+
+  it("access for a new buyer carries the set-password link: one e-mail to act on", () => {
+    const link = "https://advisoraccelerator.com/reset-password?token_hash=abc&type=invite";
+    const mail = accessEmail(facts, link);
+    expect(mail.subject).toBe("You now have Growth Mindset Mastery: set your password to start");
+    expect(mail.html).toContain('href="https://advisoraccelerator.com/reset-password?token_hash=abc&amp;type=invite"');
+    expect(mail.text).toContain(`Set your password: ${link}`);
+    expect(mail.text).toContain("https://advisoraccelerator.com/forgot-password");
+  });
+
+  it("a failed bank debit: nothing charged, no access, the checkout to try again", () => {
+    const mail = paymentFailedEmail(facts);
+    expect(mail.subject).toBe("Your payment for Growth Mindset Mastery did not go through");
+    expect(mail.text).toMatch(/nothing was charged and the program has not been opened/);
+    expect(mail.html).toContain('href="https://advisoraccelerator.com/checkout/GROWTH_MINDSET"');
+  });
+
+  it("a refund: the amount, when it arrives, and that access has ended", () => {
+    const mail = refundEmail(facts);
+    expect(mail.subject).toBe("Your refund for Growth Mindset Mastery");
+    expect(mail.text).toContain("Amount refunded: $300.00");
+    expect(mail.text).toMatch(/access to Growth Mindset Mastery has ended/);
+  });
+
+  it("escapes every value it is given", () => {
+    const mail = accessEmail({ ...facts, email: `"><script>x</script>@example.com` }, null);
+    expect(mail.html).not.toContain("<script>");
+    expect(mail.html).toContain("&lt;script&gt;");
+  });
+
+  it("formats amounts en-US from cents, with cents", () => {
+    expect(money(1_500_000, "usd")).toBe("$15,000.00");
+    expect(money(1999, "usd")).toBe("$19.99");
+  });
+});
+
+describe("the order reference", () => {
+  it("is 8 upper-case hex digits, the same for the same session, different for another", async () => {
+    const a = await orderReference("cs_test_a1B2c3");
+    expect(a).toMatch(/^[0-9A-F]{8}$/);
+    expect(await orderReference("cs_test_a1B2c3")).toBe(a);
+    expect(await orderReference("cs_test_a1B2c4")).not.toBe(a);
+  });
+});
