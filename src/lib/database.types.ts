@@ -121,6 +121,10 @@ export interface Database {
           order_status: OrderStatus | null;
           product_key: string | null;
           order_date: string | null;
+          /** What the customer quotes: 8 hex digits of the session id's SHA-256 (functions/_shared/order-reference.ts). */
+          order_reference: string | null;
+          /** Stripe's hosted receipt, when Stripe has one. */
+          receipt_url: string | null;
         };
         Relationships: [];
       };

@@ -3,15 +3,19 @@
  * Checkout and Payment success, §4, §5, §7, §8, §9): each program's built page, the key spellings
  * the static host rewrites to the key lookup page (public/_redirects), Product Not Found, the
  * e-mail rules, the request the page sends to the real `stripe-checkout` function, the failure
- * path, the success page's Order ID as text, keyboard use, axe, and what the pages load.
+ * path, the success page's Order ID as text, keyboard use, axe, and what the pages load. After
+ * the payment page: back from Stripe without paying (the e-mail kept, nothing charged), a
+ * signed-in customer's own address, and a program already owned or still being paid for, as the
+ * customer's orders and the function's 409 say.
  * The redirect to Stripe is not faked here: the end-to-end purchase test covers it.
  */
 import { expect, type Page, type Request, test } from "@playwright/test";
-import { CHECKOUT_ERROR } from "../../src/features/checkout/logic";
+import { CANCELLED_NOTICE, CHECKOUT_ERROR, PENDING_CHECKOUT_STORAGE_KEY } from "../../src/features/checkout/logic";
 import { svgDataUri } from "../../src/integrations/critical-css.mjs";
 import { formatCents } from "../../src/lib/money";
 import { loadPrograms } from "../unit/content-files";
 import { axeViolations, VIEWPORTS } from "./axe";
+import { createCustomer, signIn } from "./customers";
 
 const PROGRAMS = loadPrograms();
 const program = (key: string) => PROGRAMS.find((p) => p.checkoutKey === key)!;
@@ -338,17 +342,21 @@ test.describe("without JavaScript", () => {
 });
 
 test.describe("/checkout/success (docs/product.md §2 Payment success)", () => {
-  test("says the payment went through, the next steps, and links to the portal and home", async ({ page }) => {
-    await page.goto("/checkout/success?session_id=cs_test_a1B2c3");
-    await expect(page.getByRole("heading", { level: 1, name: "Payment Successful!" })).toBeVisible();
+  test("a session it cannot confirm: thanks, the Order ID and the next steps, never a success it cannot vouch for", async ({
+    page,
+  }) => {
+    // No such Checkout Session at Stripe: checkout-status answers 404 (the paid, processing and
+    // failed views, from real payments, are in purchase.spec.ts).
+    await page.goto("/checkout/success?session_id=cs_test_a1B2c3d4e5");
+    await expect(page.getByRole("heading", { level: 1, name: "Thank you for your order" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Payment Successful!" })).toBeHidden();
     await expect(page.getByRole("heading", { name: "Check your e-mail" })).toBeVisible();
     await expect(page.getByText("Your account was created automatically")).toBeVisible();
-    await expect(page.getByText("link to set your password")).toBeVisible();
     await expect(page.getByRole("heading", { name: "Access your course" })).toBeVisible();
     await expect(page.getByRole("link", { name: "Go to the Portal" })).toHaveAttribute("href", "/portal");
     await expect(page.getByRole("link", { name: "Return to Home" })).toHaveAttribute("href", "/");
     await expect(page.getByRole("term")).toHaveText("Order ID");
-    await expect(page.getByRole("definition")).toHaveText("cs_test_a1B2c3");
+    await expect(page.getByRole("definition")).toHaveText("cs_test_a1B2c3d4e5");
     await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", "noindex");
   });
 
@@ -366,10 +374,11 @@ test.describe("/checkout/success (docs/product.md §2 Payment success)", () => {
     expect(dialogs).toEqual([]);
   });
 
-  test("shows no Order ID without a session_id", async ({ page }) => {
+  test("without a session_id: the spec's page, with nothing to ask and no Order ID", async ({ page }) => {
     for (const path of ["/checkout/success", "/checkout/success?session_id="]) {
       await page.goto(path);
       await expect(page.getByRole("heading", { level: 1, name: "Payment Successful!" })).toBeVisible();
+      await expect(page.getByRole("heading", { name: "Check your e-mail" })).toBeVisible();
       await expect(page.getByText("Order ID")).toBeHidden();
       await expect(page.getByRole("definition")).toHaveCount(0);
     }
@@ -432,3 +441,209 @@ for (const viewport of VIEWPORTS) {
     expect(problems).toEqual([]);
   });
 }
+
+test.describe("back from Stripe's page without paying", () => {
+  /** From the checkout page to the Stripe stand-in's hosted page, with `email`. */
+  async function leaveForStripe(page: Page, key: string, email: string) {
+    await openCheckout(page, `/checkout/${key}`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByRole("button", { name: "Complete Purchase" }).click();
+    await page.waitForURL(/\/_local\/stripe\/checkout\/cs_test_/);
+  }
+
+  test("the hosted page's Back link (the spec's cancel_url) keeps the e-mail and says nothing was charged", async ({
+    page,
+  }) => {
+    await leaveForStripe(page, "OS_ACCELERATOR", "cancel@example.com");
+    await page.getByRole("link", { name: /Back/ }).click();
+    await expect(page).toHaveURL(/\/checkout\/OS_ACCELERATOR$/);
+    await expect(page.getByRole("status").filter({ hasText: CANCELLED_NOTICE })).toBeVisible();
+    await expect(page.getByLabel("Email")).toHaveValue("cancel@example.com");
+    await expect(page.getByRole("button", { name: "Complete Purchase" })).toBeEnabled();
+    // Calm, not an error.
+    await expect(page.getByRole("alert")).toBeHidden();
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Another program's checkout in the same tab knows nothing of it.
+    await page.goto("/checkout/GROWTH_MINDSET");
+    await expect(page.getByRole("button", { name: "Complete Purchase" })).toBeVisible();
+    await expect(page.getByLabel("Email")).toHaveValue("");
+    await expect(page.getByText(CANCELLED_NOTICE)).toHaveCount(0);
+  });
+
+  test("the browser's Back button does the same", async ({ page }) => {
+    await leaveForStripe(page, "GROWTH_MINDSET", "back.button@example.com");
+    await page.goBack();
+    await expect(page).toHaveURL(/\/checkout\/GROWTH_MINDSET$/);
+    await expect(page.getByText(CANCELLED_NOTICE)).toBeVisible();
+    await expect(page.getByLabel("Email")).toHaveValue("back.button@example.com");
+    const button = page.getByRole("button", { name: "Complete Purchase" });
+    await expect(button).toBeEnabled();
+    await expect(button).toHaveAttribute("aria-busy", "false");
+  });
+
+  test("a new submit forgets it, and so does time: a record hours old says nothing", async ({ page }) => {
+    await leaveForStripe(page, "AI_ACCELERATOR", "again@example.com");
+    await page.getByRole("link", { name: /Back/ }).click();
+    await expect(page.getByText(CANCELLED_NOTICE)).toBeVisible();
+
+    await page.route(FUNCTION, (route, request) =>
+      request.method() === "OPTIONS" ? route.continue() : route.fulfill({ status: 500, json: { error: "held" } }),
+    );
+    await page.getByRole("button", { name: "Complete Purchase" }).click();
+    await expect(page.getByRole("alert")).toHaveText(CHECKOUT_ERROR);
+    await expect(page.getByText(CANCELLED_NOTICE)).toHaveCount(0);
+    expect(await page.evaluate((key) => sessionStorage.getItem(key), PENDING_CHECKOUT_STORAGE_KEY)).toBeNull();
+
+    // A checkout that left four hours ago is not coming back from Stripe: no notice, no e-mail.
+    await page.evaluate(
+      ([key, at]) =>
+        sessionStorage.setItem(key, JSON.stringify({ key: "AI_ACCELERATOR", email: "old@example.com", at })),
+      [PENDING_CHECKOUT_STORAGE_KEY, Date.now() - 4 * 3_600_000] as const,
+    );
+    await page.reload();
+    await expect(page.getByRole("button", { name: "Complete Purchase" })).toBeVisible();
+    await expect(page.getByLabel("Email")).toHaveValue("");
+    await expect(page.getByText(CANCELLED_NOTICE)).toHaveCount(0);
+  });
+});
+
+test.describe("a signed-in customer", () => {
+  test("buys with their account's e-mail, shown read-only, and may sign out to use another", async ({ page }) => {
+    const customer = await createCustomer({ name: "signed" });
+    await signIn(page, customer);
+    await expect(page).toHaveURL(/\/portal$/);
+
+    const answers = await recordAnswers(page);
+    await page.goto("/checkout/GROWTH_MINDSET");
+    const email = page.getByLabel("Email");
+    await expect(email).toHaveValue(customer.email);
+    await expect(email).not.toBeEditable();
+    await expect(page.getByText(`Signed in as ${customer.email}.`)).toBeVisible();
+    const button = page.getByRole("button", { name: "Complete Purchase" });
+    await expect(button).toBeEnabled();
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Not them: signing out here leaves an empty field for their own address.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(email).toBeEditable();
+    await expect(email).toHaveValue("");
+    await expect(email).toBeFocused();
+    await expect(button).toBeDisabled();
+    await expect(page.getByText("Signed in as")).toHaveCount(0);
+    await page.reload();
+    await expect(page.getByLabel("Email")).toBeEditable();
+    await expect(page.getByLabel("Email")).toHaveValue("");
+
+    // Signed in again, the purchase goes out with the account's address.
+    await signIn(page, customer);
+    await expect(page).toHaveURL(/\/portal$/);
+    await page.goto("/checkout/GROWTH_MINDSET");
+    await expect(page.getByLabel("Email")).toHaveValue(customer.email);
+    const sent = page.waitForRequest(isCheckoutCall);
+    await page.getByRole("button", { name: "Complete Purchase" }).click();
+    expect(((await sent).postDataJSON() as { customer_email: string }).customer_email).toBe(customer.email);
+    await expectSentToStripe(page, answers);
+  });
+
+  test("who owns the program is sent to it, not charged twice; one whose bank payment clears is told so", async ({
+    page,
+  }) => {
+    // The demo customer (supabase/seed.sql): Growth Mindset completed, AI Accelerator pending and unpaid.
+    await signIn(page, { id: "", email: "demo@advisoraccelerator.com", password: "advisor-demo-2026" });
+    await expect(page).toHaveURL(/\/portal$/);
+    const calls: string[] = [];
+    page.on("request", (request) => {
+      if (isCheckoutCall(request)) calls.push(request.url());
+    });
+
+    await page.goto("/checkout/GROWTH_MINDSET");
+    const details = page.getByRole("region", { name: "You already own this" });
+    await expect(details).toBeVisible();
+    await expect(details).toContainText("Growth Mindset Mastery is already on your account.");
+    await expect(details.getByRole("link", { name: "Open Growth Mindset Mastery" })).toHaveAttribute(
+      "href",
+      "/portal/courses/growth-mindset",
+    );
+    await expect(page.getByRole("button", { name: "Complete Purchase" })).toHaveCount(0);
+    await expect(page.getByLabel("Email")).toHaveCount(0);
+    await expect(details.getByText("Signed in as demo@advisoraccelerator.com.")).toBeVisible();
+    // The order summary stays: what it is they own.
+    await expect(page.getByRole("region", { name: "Order Summary" })).toContainText("$300");
+    expect(await axeViolations(page)).toEqual([]);
+
+    // The key lookup page knows it too.
+    await page.goto("/checkout/growth_mindset%20");
+    await expect(page.getByRole("region", { name: "You already own this" })).toBeVisible();
+
+    await page.goto("/checkout/AI_ACCELERATOR");
+    const clearing = page.getByRole("region", { name: "Your payment is clearing" });
+    await expect(clearing).toContainText(
+      "Your bank payment for AI Advisor Accelerator on your account is still clearing.",
+    );
+    await expect(clearing.getByRole("link", { name: "Go to your portal" })).toHaveAttribute("href", "/portal");
+    await expect(page.getByRole("button", { name: "Complete Purchase" })).toHaveCount(0);
+
+    // A program they do not have: the form, with their address.
+    await page.goto("/checkout/OS_ACCELERATOR");
+    await expect(page.getByLabel("Email")).toHaveValue("demo@advisoraccelerator.com");
+    await expect(page.getByRole("button", { name: "Complete Purchase" })).toBeEnabled();
+
+    await page.getByRole("link", { name: "Back" }).waitFor();
+    await page.goto("/checkout/GROWTH_MINDSET");
+    await page.getByRole("link", { name: "Open Growth Mindset Mastery" }).click();
+    await expect(page).toHaveURL(/\/portal\/courses\/growth-mindset$/);
+    await expect(page.getByRole("heading", { level: 1, name: "Growth Mindset Mastery" })).toBeVisible();
+    expect(calls).toEqual([]);
+  });
+});
+
+test.describe("an address whose account already has the program, not signed in (the function's 409)", () => {
+  test("shows You already own this, with the link and a hint to sign in, and lets another address be used", async ({
+    page,
+  }) => {
+    const answers = await recordAnswers(page);
+    await openCheckout(page, "/checkout/GROWTH_MINDSET");
+    await page.getByLabel("Email").fill("demo@advisoraccelerator.com");
+    await page.getByRole("button", { name: "Complete Purchase" }).click();
+
+    const details = page.getByRole("region", { name: "You already own this" });
+    await expect(details).toBeVisible();
+    await expect(details.getByRole("heading", { name: "You already own this" })).toBeFocused();
+    expect(answers).toEqual([{ status: 409, body: { error: expect.any(String) as unknown, code: "already_owned" } }]);
+    await expect(details).toContainText(
+      "Growth Mindset Mastery is already on the account of demo@advisoraccelerator.com.",
+    );
+    await expect(details).toContainText("Sign in with that e-mail to open it.");
+    await expect(details.getByRole("link", { name: "Open Growth Mindset Mastery" })).toHaveAttribute(
+      "href",
+      "/portal/courses/growth-mindset",
+    );
+    await expect(page.getByRole("alert")).toBeHidden();
+    await expect(page.getByRole("button", { name: "Complete Purchase" })).toHaveCount(0);
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.getByRole("button", { name: "Use a different e-mail" }).click();
+    await expect(page.getByLabel("Email")).toBeFocused();
+    await expect(page.getByLabel("Email")).toHaveValue("");
+    await expect(page.getByRole("button", { name: "Complete Purchase" })).toBeDisabled();
+
+    // Its link leads to the course, through sign-in.
+    await page.getByLabel("Email").fill("demo@advisoraccelerator.com");
+    await page.getByRole("button", { name: "Complete Purchase" }).click();
+    await page.getByRole("link", { name: "Open Growth Mindset Mastery" }).click();
+    await expect(page).toHaveURL(/\/login\?next=%2Fportal%2Fcourses%2Fgrowth-mindset$/);
+  });
+
+  test("a bank payment still clearing: says so, and no second purchase", async ({ page }) => {
+    await openCheckout(page, "/checkout/AI_ACCELERATOR");
+    await page.getByLabel("Email").fill("demo@advisoraccelerator.com");
+    await page.getByRole("button", { name: "Complete Purchase" }).click();
+    const clearing = page.getByRole("region", { name: "Your payment is clearing" });
+    await expect(clearing).toContainText(
+      "Your bank payment for AI Advisor Accelerator on the account of demo@advisoraccelerator.com is still clearing.",
+    );
+    await expect(page.getByRole("button", { name: "Complete Purchase" })).toHaveCount(0);
+    await expect(page).toHaveURL(/\/checkout\/AI_ACCELERATOR$/);
+  });
+});

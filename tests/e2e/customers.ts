@@ -18,6 +18,8 @@ export interface Customer {
   id: string;
   email: string;
   password: string;
+  /** The Checkout Session id of each order made with the customer, in the order given. */
+  checkoutSessionIds?: string[];
 }
 
 export interface OrderSeed {
@@ -25,11 +27,13 @@ export interface OrderSeed {
   status: "pending" | "completed" | "canceled" | "refunded" | "failed";
   cents: number;
   daysAgo?: number;
+  /** Stripe's receipt page of the payment, as the webhook records it from the charge. */
+  receiptUrl?: string;
 }
 
-/** A new customer with a confirmed e-mail (unless `confirmed: false`) and the given orders. */
+/** A new customer with a confirmed e-mail (unless `confirmed: false`), the given orders, and a profile's name if given. */
 export async function createCustomer(
-  options: { confirmed?: boolean; orders?: OrderSeed[]; name?: string; url?: string } = {},
+  options: { confirmed?: boolean; orders?: OrderSeed[]; name?: string; fullName?: string; url?: string } = {},
 ): Promise<Customer> {
   const admin = serviceClient(options.url);
   const tag = randomUUID().slice(0, 8);
@@ -42,12 +46,23 @@ export async function createCustomer(
   });
   expect(error).toBeNull();
   const id = data.user!.id;
+  if (options.fullName) {
+    // A profile is its owner's to write (the service role has no grant on it): as the settings page does.
+    const own = createClient(options.url ?? LOCAL_SITE, apiKey("anon"), {
+      auth: { persistSession: false, autoRefreshToken: false },
+    });
+    expect((await own.auth.signInWithPassword({ email, password })).error).toBeNull();
+    expect((await own.from("profiles").upsert({ id, full_name: options.fullName })).error).toBeNull();
+    await own.auth.signOut({ scope: "local" });
+  }
+  const checkoutSessionIds = options.orders?.map((_, i) => `cs_test_e2e_${tag}_${i}`) ?? [];
   if (options.orders?.length) {
     const customerId = `cus_e2e${tag}`;
     const customer = await admin.from("stripe_customers").insert({ user_id: id, customer_id: customerId });
     expect(customer.error).toBeNull();
+    const receipts = options.orders.some((order) => order.receiptUrl);
     const rows = options.orders.map((order, i) => ({
-      checkout_session_id: `cs_test_e2e_${tag}_${i}`,
+      checkout_session_id: checkoutSessionIds[i]!,
       customer_id: customerId,
       product_key: order.product,
       amount_subtotal: order.cents,
@@ -56,11 +71,13 @@ export async function createCustomer(
       payment_status: order.status === "completed" || order.status === "refunded" ? "paid" : "unpaid",
       status: order.status,
       created_at: new Date(Date.now() - (order.daysAgo ?? i) * 86_400_000).toISOString(),
+      // Named only when some order has one: every row of a bulk insert lists the same columns.
+      ...(receipts ? { receipt_url: order.receiptUrl ?? null } : {}),
     }));
     const orders = await admin.from("stripe_orders").insert(rows);
     expect(orders.error).toBeNull();
   }
-  return { id, email, password };
+  return { id, email, password, checkoutSessionIds };
 }
 
 /** Signs in through the /login form, as a customer does. */
@@ -74,8 +91,8 @@ export async function signIn(page: Page, customer: Customer, options: { remember
   await page.getByRole("button", { name: "Sign In" }).click();
 }
 
-/** The newest e-mail the stack sent to `to`, from the outbox. */
-export async function lastMailTo(page: Page, to: string) {
+/** The newest e-mail in the outbox to `to` (whose subject matches `subject`, when given). */
+export async function lastMailTo(page: Page, to: string, subject?: RegExp) {
   let found: { subject: string; html: string; text: string } | undefined;
   await expect(async () => {
     const mails = (await (await page.request.get("/_local/outbox.json")).json()) as {
@@ -84,7 +101,7 @@ export async function lastMailTo(page: Page, to: string) {
       html: string;
       text: string;
     }[];
-    found = mails.find((m) => m.to === to);
+    found = mails.find((m) => m.to === to && (!subject || subject.test(m.subject)));
     expect(found, `an e-mail to ${to}`).toBeDefined();
   }).toPass({ timeout: 5_000 });
   return found!;

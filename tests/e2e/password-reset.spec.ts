@@ -1,7 +1,9 @@
 /**
  * Forgot and reset password against the local stack (docs/product.md §2, §4, §8): the e-mail from
  * supabase/templates/recovery.html through the outbox, the Continue step that keeps mail scanners
- * from spending the one-time token, every view of /reset-password, and Auth's fragment form.
+ * from spending the one-time token, every view of /reset-password, and Auth's fragment form. A
+ * new buyer's set-password link (`type=invite`): their first password, then straight to the
+ * portal's first visit; a spent link's words for someone who never had a password.
  */
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
@@ -40,6 +42,9 @@ test("the whole reset: e-mail, Continue, new password, /login after 3 seconds, s
 
   const password = page.getByLabel("New password", { exact: true });
   const confirmation = page.getByLabel("Confirm new password");
+  // The account the link is for, and the rule before any error.
+  await expect(page.getByText(`Choose a new password for ${customer.email}.`)).toBeVisible();
+  await expect(password).toHaveAccessibleDescription("At least 6 characters.");
   await password.fill("brand-new-secret");
   await confirmation.fill("brand-new-secreT");
   await page.getByRole("button", { name: "Update Password" }).click();
@@ -174,25 +179,46 @@ test("the account pages have no axe violations", async ({ page }) => {
   }
 });
 
-/** The link of the newest invite e-mail to `email` (supabase/templates/invite.html), as the outbox holds it. */
-async function inviteLink(page: Page, email: string) {
-  const mail = await lastMailTo(page, email);
-  const href = /href="([^"]*\/reset-password\?token_hash=[^"]+type=invite)"/.exec(mail.html)?.[1];
-  expect(href, "the invite links to /reset-password with a token hash and type=invite").toBeDefined();
-  return href!.replaceAll("&amp;", "&");
-}
-
-test("a buyer's invite: the e-mailed link, Continue, a first password, /login, sign-in, the portal", async ({
-  page,
-}) => {
-  test.setTimeout(45_000);
-  // As the Stripe webhook does for a new buyer: GoTrue's invite (POST /auth/v1/invite) e-mails the link.
-  const email = `buyer.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const { data, error } = await serviceClient().auth.admin.inviteUserByEmail(email);
+/**
+ * A new buyer's set-password link, as the product e-mails it: `${SITE_URL}/reset-password?token_hash=…&type=invite`.
+ * Made here with Auth's admin API (`generateLink({ type: "invite" })`, which creates the invited
+ * account and sends nothing), as the Stripe webhook makes the link it puts in the access e-mail.
+ */
+async function inviteLink(baseURL: string, email: string) {
+  const { data, error } = await serviceClient().auth.admin.generateLink({ type: "invite", email });
   expect(error).toBeNull();
   expect(data.user?.email).toBe(email);
+  const link = new URL("/reset-password", baseURL);
+  link.searchParams.set("token_hash", data.properties!.hashed_token);
+  link.searchParams.set("type", "invite");
+  return { link: link.href, user: data.user! };
+}
 
-  const link = await inviteLink(page, email);
+const newBuyer = () => `buyer.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
+
+test("a buyer's invite: Continue, a first password for their address, then straight to the portal's welcome", async ({
+  page,
+  baseURL,
+}) => {
+  test.setTimeout(45_000);
+  const email = newBuyer();
+  const { link, user } = await inviteLink(baseURL!, email);
+  // What they bought, as the webhook records it.
+  const admin = serviceClient();
+  const customerId = `cus_invite${user.id.slice(0, 8)}`;
+  expect((await admin.from("stripe_customers").insert({ user_id: user.id, customer_id: customerId })).error).toBeNull();
+  const order = await admin.from("stripe_orders").insert({
+    checkout_session_id: `cs_test_invite_${user.id.slice(0, 8)}`,
+    customer_id: customerId,
+    product_key: "OS_ACCELERATOR",
+    amount_subtotal: 299_900,
+    amount_total: 299_900,
+    currency: "usd",
+    payment_status: "paid",
+    status: "completed",
+  });
+  expect(order.error).toBeNull();
+
   // Opening the link spends nothing (a mail scanner): the page waits for Continue, worded for a new account.
   await page.goto(link);
   // The page's one heading and its tab title say so too (the static build wrote a reset's).
@@ -208,6 +234,10 @@ test("a buyer's invite: the e-mailed link, Continue, a first password, /login, s
   const password = page.getByLabel("Password", { exact: true });
   await expect(password).toBeVisible();
   await expect(page).toHaveURL(/\/reset-password$/);
+  // Whose password it is, and the rule before any error.
+  await expect(page.getByText(`Choose a password for ${email}.`)).toBeVisible();
+  await expect(password).toHaveAccessibleDescription("At least 6 characters.");
+  await expect(page.getByRole("alert")).toBeHidden();
   const confirmation = page.getByLabel("Confirm password");
   await password.fill("first-secret");
   await confirmation.fill("first-secreT");
@@ -224,18 +254,34 @@ test("a buyer's invite: the e-mailed link, Continue, a first password, /login, s
   await password.fill("first-secret");
   await confirmation.fill("first-secret");
   await page.getByRole("button", { name: "Set Password" }).click();
-  await expect(page.getByRole("heading", { name: "Password set" })).toBeVisible();
-  await page.waitForURL(/\/login$/, { timeout: 6_000 });
 
-  await signIn(page, { id: data.user!.id, email, password: "first-secret" });
-  await expect(page).toHaveURL(/\/portal$/);
+  // Signed in already: the portal's first visit, no second sign-in.
+  await page.waitForURL(/\/portal\?welcome=1$/, { timeout: 6_000 });
+  const local = email.split("@")[0]!;
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Welcome, ${local}`);
   await expect(page.getByText(`Signed in as ${email}`)).toBeVisible();
+  const note = page.getByText("Your account is ready.");
+  await expect(note).toContainText("Advisor OS Accelerator is waiting for you under My Courses");
+  await expect(note.getByRole("link", { name: "Advisor OS Accelerator" })).toHaveAttribute(
+    "href",
+    "/portal/courses/os-accelerator",
+  );
+  // The set-password page is not in the history to go back to.
+  await page.goBack();
+  await expect(page).not.toHaveURL(/\/reset-password/);
+
+  // The password works on its own later.
+  await page.goto("/portal?welcome=1");
+  await page.getByRole("button", { name: "Account" }).click();
+  await page.getByRole("button", { name: "Logout" }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await signIn(page, { id: user.id, email, password: "first-secret" });
+  await expect(page).toHaveURL(/\/portal$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Welcome back, ${local}`);
 });
 
-test("an invite link already used shows Auth's message and the way to a new link", async ({ page }) => {
-  const email = `buyer.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
-  expect((await serviceClient().auth.admin.inviteUserByEmail(email)).error).toBeNull();
-  const link = await inviteLink(page, email);
+test("an invite link already used says how to get a new one, in words for a new account", async ({ page, baseURL }) => {
+  const { link } = await inviteLink(baseURL!, newBuyer());
   await page.goto(link);
   await page.getByRole("button", { name: "Continue" }).click();
   await expect(page.getByLabel("Password", { exact: true })).toBeVisible();
@@ -243,6 +289,10 @@ test("an invite link already used shows Auth's message and the way to a new link
   const again = await page.context().newPage();
   await again.goto(link);
   await again.getByRole("button", { name: "Continue" }).click();
-  await expect(again.getByRole("alert")).toHaveText("Email link is invalid or has expired");
-  await expect(again.getByRole("link", { name: "Request New Reset Link" })).toHaveAttribute("href", "/forgot-password");
+  await expect(again.getByRole("alert")).toHaveText(
+    "This link has expired. Links work once and for an hour. Enter your e-mail on the password page and we will send a new one.",
+  );
+  await expect(again.getByRole("link", { name: "Send Me a New Link" })).toHaveAttribute("href", "/forgot-password");
+  await expect(again.getByRole("link", { name: "Request New Reset Link" })).toHaveCount(0);
+  expect(await axeViolations(again)).toEqual([]);
 });

@@ -85,6 +85,33 @@ test("shows the welcome, the stats and My Courses for orders in every status", a
   );
 });
 
+test("greets by the profile's first name; a first visit says Welcome and where the new program is", async ({
+  page,
+}) => {
+  const customer = await createCustomer({
+    fullName: "Dana Whitaker",
+    orders: [{ product: "GROWTH_MINDSET", status: "completed", cents: 30_000 }],
+  });
+  await signIn(page, customer);
+  await expect(page).toHaveURL(/\/portal$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Welcome back, Dana");
+  await expect(page.getByText(`Dana Whitaker · ${customer.email}`)).toBeVisible();
+  await expect(page.getByText("Your account is ready.")).toHaveCount(0);
+
+  // Arriving from the set-password page (src/features/auth/ResetPassword.tsx): the first visit.
+  await page.goto("/portal?welcome=1");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Welcome, Dana");
+  const note = page.getByText("Your account is ready.");
+  await expect(note).toHaveText(
+    "Your account is ready. Growth Mindset Mastery is waiting for you under My Courses: start with its first lesson whenever you like.",
+  );
+  await expect(note.getByRole("link", { name: "Growth Mindset Mastery" })).toHaveAttribute(
+    "href",
+    "/portal/courses/growth-mindset",
+  );
+  expect(await axeViolations(page)).toEqual([]);
+});
+
 test("shows an empty My Courses leading to the programs for a customer without orders", async ({ page }) => {
   const customer = await createCustomer();
   await signIn(page, customer);

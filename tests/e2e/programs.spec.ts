@@ -1,4 +1,9 @@
 import { expect, type Page, test } from "@playwright/test";
+import { formatCents } from "../../src/lib/money";
+import { loadPrograms } from "../unit/content-files";
+
+/** The catalogue the checkout charges from (content/programs/*.yaml). */
+const CATALOGUE = loadPrograms();
 
 const PROGRAM_PAGES = [
   {
@@ -46,6 +51,24 @@ test.describe("program pages", () => {
       const ratings = page.getByRole("img", { name: "Rated 5 out of 5" });
       expect(await ratings.count()).toBeGreaterThanOrEqual(2);
       expect(await ratings.first().locator("svg").count()).toBe(5);
+    });
+  }
+
+  for (const program of CATALOGUE) {
+    test(`${program.page}: the checkout price next to the way to buy it, in the page's HTML`, async ({ page }) => {
+      await page.goto(program.page);
+      const buy = main(page).getByRole("link", { name: `Buy Now ${program.name}` });
+      await expect(buy).toHaveAttribute("href", `/checkout/${program.checkoutKey}`);
+      // The same number the checkout charges, formatted as every price is.
+      const offer = main(page)
+        .locator("p")
+        .filter({ has: page.getByRole("link", { name: `Buy Now ${program.name}` }) });
+      await expect(offer).toContainText(`${formatCents(program.priceCents)} one-time payment`);
+      // Static: the page runs no island for it.
+      await expect(page.locator("astro-island")).toHaveCount(0);
+      await buy.click();
+      await expect(page).toHaveURL(new RegExp(`/checkout/${program.checkoutKey}$`));
+      await expect(page.getByRole("region", { name: "Order Summary" })).toContainText(formatCents(program.priceCents));
     });
   }
 
@@ -120,6 +143,9 @@ test("purchase page: each program at its checkout price with a button to its che
       .getByRole("listitem")
       .filter({ has: page.getByRole("heading", { name, exact: true }) });
     await expect(card).toContainText(price);
+    // The catalogue's price, the one the checkout charges.
+    const program = CATALOGUE.find((p) => p.checkoutKey === key)!;
+    await expect(card).toContainText(`${formatCents(program.priceCents)} one-time payment`);
     await expect(card.getByRole("link", { name: `Buy Now ${name}` })).toHaveAttribute("href", `/checkout/${key}`);
   }
   for (const promise of ["Instant access", "Lifetime access", "30-day money-back guarantee"]) {

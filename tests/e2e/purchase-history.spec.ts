@@ -1,9 +1,10 @@
 /**
  * /portal/settings/purchase-history against the local stack (docs/product.md §2 Portal, §3, §4,
- * §8): every order newest first with its program's name and image, date and amount; the status
- * badges' labels and colours; an unknown program; the empty state; a failed fetch logged and
- * told calmly; axe.
+ * §8): every order newest first with its program's name and image, order reference, date and
+ * amount; the status badges' labels and colours; Stripe's receipt where there is one; an unknown
+ * program; the empty state; a failed fetch logged and told calmly; nothing cut at 390 px; axe.
  */
+import { orderReference } from "../../functions/_shared/order-reference.ts";
 import { axeViolations, VIEWPORTS } from "./axe";
 import { expect, type Locator, type Page, test } from "@playwright/test";
 import { createCustomer, type Customer, type OrderSeed, signIn } from "./customers";
@@ -87,6 +88,116 @@ test("lists every order newest first, with its program, date, amount and a colou
   await expect(rows(page).locator("[data-tone]", { hasText: "Canceled" })).toHaveClass(/text-red-/);
 });
 
+test("shows each order's reference, amount and status, refunded too, and Stripe's receipt where it has one", async ({
+  page,
+  context,
+}) => {
+  const receipt = "https://pay.stripe.com/receipts/payment/e2e-receipt-growth";
+  const customer = await createCustomer({
+    orders: [
+      { product: "GROWTH_MINDSET", status: "completed", cents: 30_000, daysAgo: 30, receiptUrl: receipt },
+      {
+        product: "OS_ACCELERATOR",
+        status: "refunded",
+        cents: 299_900,
+        daysAgo: 20,
+        receiptUrl: "https://pay.stripe.com/receipts/payment/e2e-receipt-os",
+      },
+      // A bank debit still clearing: no charge yet, so no receipt.
+      { product: "AI_ACCELERATOR", status: "pending", cents: 1_500_000, daysAgo: 1 },
+    ],
+  });
+  const [growth, os, ai] = await Promise.all(customer.checkoutSessionIds!.map(orderReference));
+  await openHistory(page, customer);
+  await expect(rows(page)).toHaveCount(3);
+
+  const expected = [
+    ["AI Advisor Accelerator", ai!, "$15,000", "Pending", null],
+    ["Advisor OS Accelerator", os!, "$2,999", "Refunded", "https://pay.stripe.com/receipts/payment/e2e-receipt-os"],
+    ["Growth Mindset Mastery", growth!, "$300", "Completed", receipt],
+  ] as const;
+  for (const [i, [name, reference, amount, status, receiptUrl]] of expected.entries()) {
+    const row = rows(page).nth(i);
+    await expect(row.getByRole("heading", { level: 3 })).toHaveText(name);
+    expect(reference).toMatch(/^[0-9A-F]{8}$/);
+    await expect(row.getByText(`Order ${reference}`, { exact: true })).toBeVisible();
+    await expect(row).toContainText(amount);
+    await expect(row.locator("[data-tone]")).toHaveText(status);
+    const link = row.getByRole("link", { name: /^View receipt/ });
+    if (receiptUrl === null) {
+      await expect(link).toHaveCount(0);
+      continue;
+    }
+    await expect(link).toHaveAccessibleName(`View receipt for order ${reference} (opens in a new tab)`);
+    await expect(link).toHaveAttribute("href", receiptUrl);
+    await expect(link).toHaveAttribute("target", "_blank");
+    await expect(link).toHaveAttribute("rel", /\bnoopener\b/);
+  }
+
+  // The receipt opens in a new tab (Stripe's page, answered here), the history stays.
+  await context.route("https://pay.stripe.com/**", (route) =>
+    route.fulfill({ contentType: "text/html", body: "<title>Receipt</title><h1>Receipt</h1>" }),
+  );
+  const opened = context.waitForEvent("page");
+  await rows(page)
+    .nth(2)
+    .getByRole("link", { name: /^View receipt/ })
+    .click();
+  const tab = await opened;
+  await expect(tab).toHaveURL(receipt);
+  expect(await tab.evaluate(() => window.opener)).toBeNull();
+  await expect(page).toHaveURL(new RegExp(`${PATH}$`));
+});
+
+test("at 390 px nothing is cut: every order's name, reference, date, amount, status and receipt fit", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const customer = await createCustomer({
+    orders: [
+      {
+        product: "OS_ACCELERATOR",
+        status: "refunded",
+        cents: 299_900,
+        daysAgo: 20,
+        receiptUrl: "https://pay.stripe.com/receipts/payment/e2e-narrow",
+      },
+      {
+        product: "AI_ACCELERATOR",
+        status: "completed",
+        cents: 1_500_000,
+        daysAgo: 3,
+        receiptUrl: "https://pay.stripe.com/receipts/payment/e2e-narrow-2",
+      },
+      { product: "GROWTH_MINDSET", status: "pending", cents: 30_000, daysAgo: 1 },
+    ],
+  });
+  await openHistory(page, customer);
+  await expect(rows(page)).toHaveCount(3);
+  await expect(
+    rows(page)
+      .first()
+      .getByText(/^Order [0-9A-F]{8}$/),
+  ).toBeVisible();
+
+  // No sideways scrolling, and every piece of every row inside its row, none clipped.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  const cut = await rows(page).evaluateAll((items) =>
+    items.flatMap((row) => {
+      const box = row.getBoundingClientRect();
+      return Array.from(row.querySelectorAll<HTMLElement>("h3, p, span, a, time, img"))
+        .filter((el) => !el.closest(".sr-only") && el.getClientRects().length > 0)
+        .filter((el) => {
+          const r = el.getBoundingClientRect();
+          return r.left < box.left - 0.5 || r.right > box.right + 0.5 || el.scrollWidth > el.clientWidth + 1;
+        })
+        .map((el) => `${row.getAttribute("data-order")}: ${el.tagName} "${el.textContent}"`);
+    }),
+  );
+  expect(cut).toEqual([]);
+  for (const label of ["Refunded", "Completed", "Pending"]) await expect(rows(page).getByText(label)).toBeVisible();
+});
+
 test("names a purchase of a program the catalogue does not know 'Course Purchase'", async ({ page }) => {
   await openHistory(
     page,
@@ -137,7 +248,13 @@ test("axe finds no violations on the purchase history, at two sizes", async ({ p
         { product: "GROWTH_MINDSET", status: "completed", cents: 30_000, daysAgo: 3 },
         { product: "AI_ACCELERATOR", status: "pending", cents: 1_500_000, daysAgo: 2 },
         { product: "OS_ACCELERATOR", status: "canceled", cents: 299_900, daysAgo: 1 },
-        { product: "OS_ACCELERATOR", status: "refunded", cents: 299_900, daysAgo: 0 },
+        {
+          product: "OS_ACCELERATOR",
+          status: "refunded",
+          cents: 299_900,
+          daysAgo: 0,
+          receiptUrl: "https://pay.stripe.com/receipts/payment/e2e-axe",
+        },
       ],
     }),
   );

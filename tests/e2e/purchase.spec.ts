@@ -1,14 +1,16 @@
 /**
  * Buying a program end to end on the local stack, as a visitor does: the checkout page, the
- * real `stripe-checkout` function, the Stripe stand-in's hosted page, the success page, the
- * signed webhook, the set-password e-mail in the outbox, the Continue step, sign-in, and the
- * program in My Courses, its course open at once, and in purchase history. Then the ways it can go
- * otherwise: a declined card leaves nothing behind, a refund takes the program out of My Courses
- * and its lessons away.
+ * real `stripe-checkout` function, the Stripe stand-in's hosted page, the success page (program,
+ * amount, address, order reference), the signed webhook, the access e-mail in the outbox with the
+ * new buyer's set-password link, Stripe's receipt, the Continue step, the portal's first visit
+ * (signed in by the link), and the program in My Courses, its course open at once, and in
+ * purchase history. Then the ways it can go otherwise: a bank debit processing then paid or
+ * failed, a returning customer's second purchase, a declined card that leaves nothing behind, a
+ * refund that takes the program and its lessons away with one e-mail saying so.
  */
 import { randomUUID } from "node:crypto";
 import { expect, type Page, test } from "@playwright/test";
-import { lastMailTo, serviceClient, signIn } from "./customers";
+import { lastMailTo, serviceClient } from "./customers";
 
 const PROGRAMS = [
   { key: "GROWTH_MINDSET", name: "Growth Mindset Mastery", amount: "$300" },
@@ -18,20 +20,40 @@ const PROGRAMS = [
 
 const buyer = (name: string) => `${name}.${randomUUID().slice(0, 8)}@example.com`;
 
-/** From the program's checkout page to Stripe's hosted page, paying with `card`. */
-async function checkOut(page: Page, key: string, email: string, card = "4242 4242 4242 4242") {
+/** From the program's checkout page to Stripe's hosted page, paying with `card` (or by bank debit). */
+async function checkOut(page: Page, key: string, email: string, card: string | "bank" = "4242 4242 4242 4242") {
   await page.goto(`/checkout/${key}`);
-  await page.getByLabel(/e-?mail/i).fill(email);
+  const field = page.getByLabel(/e-?mail/i);
+  // A signed-in customer's address is theirs, filled in and read-only.
+  if (await field.isEditable()) await field.fill(email);
+  else await expect(field).toHaveValue(email);
   await page.getByRole("button", { name: "Complete Purchase" }).click();
   await page.waitForURL(/\/_local\/stripe\/checkout\/cs_test_/);
-  await page.getByLabel("Card number").fill(card);
-  await page.getByLabel("Expiration (MM / YY)").fill("12 / 34");
-  await page.getByLabel("CVC").fill("123");
-  await page.getByLabel("Cardholder name").fill("Dana Buyer");
+  if (card === "bank") {
+    await page.getByLabel("US bank account").check();
+    await page.getByLabel("Account holder name").fill("Dana Buyer");
+  } else {
+    await page.getByLabel("Card number").fill(card);
+    await page.getByLabel("Expiration (MM / YY)").fill("12 / 34");
+    await page.getByLabel("CVC").fill("123");
+    await page.getByLabel("Cardholder name").fill("Dana Buyer");
+  }
   await page.getByRole("button", { name: "Pay" }).click();
 }
 
-/** Opens the set-password link, presses Continue and chooses `password`; /login follows. */
+/** The outbox's e-mails to `email` (newest first). */
+async function mailsTo(page: Page, email: string) {
+  const mails = (await (await page.request.get("/_local/outbox.json")).json()) as { to: string; subject: string }[];
+  return mails.filter((m) => m.to === email);
+}
+
+/** Presses a button of the session's row on the Stripe stand-in's dashboard (Settle payment, Fail payment, Refund). */
+async function onStripeDashboard(page: Page, sessionId: string, button: string) {
+  await page.goto("/_local/stripe");
+  await page.getByRole("row").filter({ hasText: sessionId }).getByRole("button", { name: button }).click();
+}
+
+/** Opens the set-password link, presses Continue and chooses `password`; the portal's first visit follows, signed in. */
 async function setPassword(page: Page, link: string, password: string) {
   await page.goto(link);
   await page.getByRole("button", { name: "Continue" }).click();
@@ -39,13 +61,14 @@ async function setPassword(page: Page, link: string, password: string) {
   await page.getByLabel("Password", { exact: true }).fill(password);
   await page.getByLabel("Confirm password").fill(password);
   await page.getByRole("button", { name: "Set Password" }).click();
-  await page.waitForURL(/\/login$/, { timeout: 8_000 });
+  await page.waitForURL(/\/portal\?welcome=1$/, { timeout: 8_000 });
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(/^Welcome, /);
 }
 
-/** The link of the set-password e-mail, once the webhook has sent it. */
+/** The set-password link of the new buyer's access e-mail, once the webhook has sent it. */
 async function setPasswordLink(page: Page, email: string) {
-  const mail = await lastMailTo(page, email);
-  expect(mail.subject).toBe("Your Advisor Accelerator account is ready: set your password");
+  const mail = await lastMailTo(page, email, /^You now have /);
+  expect(mail.subject).toMatch(/^You now have .+: set your password to start$/);
   const href = /href="([^"]*\/reset-password\?[^"]*)"/.exec(mail.html)?.[1];
   expect(href, "the e-mail links to /reset-password").toBeDefined();
   return href!.replaceAll("&amp;", "&");
@@ -61,13 +84,21 @@ for (const program of PROGRAMS) {
     const sessionId = new URL(page.url()).searchParams.get("session_id")!;
     await expect(page.getByRole("heading", { name: "Payment Successful!" })).toBeVisible();
     await expect(page.getByText(sessionId)).toBeVisible();
+    const facts = page.locator("#facts");
+    await expect(facts).toContainText(program.name);
+    await expect(facts).toContainText(program.amount);
+    await expect(facts).toContainText(email);
+    const reference = (await facts.locator("dd").last().textContent())!;
+    expect(reference).toMatch(/^[0-9A-F]{8}$/);
 
+    // One e-mail to act on (access, with the set-password link) and Stripe's receipt.
     const link = await setPasswordLink(page, email);
+    await expect
+      .poll(async () => (await mailsTo(page, email)).map((m) => m.subject.replace(/#[\d-]+$/, "#")).sort())
+      .toEqual([`You now have ${program.name}: set your password to start`, "Your receipt from Advisor Accelerator #"]);
     expect(link).toContain("type=invite");
     await setPassword(page, link, "first-password");
 
-    await signIn(page, { id: "", email, password: "first-password" });
-    await expect(page).toHaveURL(/\/portal$/);
     const courses = page.locator("section", { has: page.getByRole("heading", { name: "My Courses" }) });
     await expect(courses.getByRole("link", { name: program.name })).toBeVisible();
     // Instant access: the course opens from My Courses, and its first lesson reads at once.
@@ -81,8 +112,76 @@ for (const program of PROGRAMS) {
     await expect(row).toHaveCount(1);
     await expect(row).toContainText(program.amount);
     await expect(row).toContainText("Completed");
+    await expect(row).toContainText(reference);
+    await expect(row.getByRole("link", { name: /View receipt/ })).toHaveAttribute(
+      "href",
+      /\/_local\/stripe\/receipts\/ch_/,
+    );
   });
 }
+
+test("a bank debit: 'Payment processing' until it clears, then paid, with the access e-mail only then", async ({
+  page,
+}) => {
+  test.setTimeout(60_000);
+  const email = buyer("bank");
+  await checkOut(page, "GROWTH_MINDSET", email, "bank");
+  await page.waitForURL(/\/checkout\/success\?session_id=cs_test_/);
+  const success = page.url();
+  const sessionId = new URL(success).searchParams.get("session_id")!;
+  await expect(page.getByRole("heading", { level: 1, name: "Payment processing" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Payment Successful!" })).toBeHidden();
+  await expect(page.getByRole("main")).toContainText(`We e-mail ${email} when it clears`);
+  expect((await mailsTo(page, email)).filter((m) => m.subject.startsWith("You now have"))).toEqual([]);
+
+  await onStripeDashboard(page, sessionId, "Settle payment");
+  await page.goto(success);
+  await expect(page.getByRole("heading", { level: 1, name: "Payment Successful!" })).toBeVisible();
+  await expect(page.locator("#facts")).toContainText("$300");
+  await lastMailTo(page, email, /^You now have Growth Mindset Mastery/);
+});
+
+test("a bank debit that fails: 'Payment failed', one e-mail saying so, a way to try again", async ({ page }) => {
+  test.setTimeout(60_000);
+  const email = buyer("bounced");
+  await checkOut(page, "OS_ACCELERATOR", email, "bank");
+  await page.waitForURL(/\/checkout\/success\?session_id=cs_test_/);
+  const success = page.url();
+  await expect(page.getByRole("heading", { level: 1, name: "Payment processing" })).toBeVisible();
+
+  await onStripeDashboard(page, new URL(success).searchParams.get("session_id")!, "Fail payment");
+  await page.goto(success);
+  await expect(page.getByRole("heading", { level: 1, name: "Payment failed" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Try again" })).toHaveAttribute("href", "/checkout/OS_ACCELERATOR");
+  await expect
+    .poll(async () => (await mailsTo(page, email)).map((m) => m.subject))
+    .toEqual(["Your payment for Advisor OS Accelerator did not go through"]);
+});
+
+test("a returning customer's second purchase: one access e-mail, no set-password link, the course at once", async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  const email = buyer("returning");
+  await checkOut(page, "GROWTH_MINDSET", email);
+  await page.waitForURL(/\/checkout\/success/);
+  await setPassword(page, await setPasswordLink(page, email), "returning-password");
+
+  // Signed in now: the checkout knows them (checkOut finds the address filled in, read-only).
+  await page.goto("/checkout/AI_ACCELERATOR");
+  await expect(page.getByLabel("Email")).toHaveValue(email);
+  await expect(page.getByLabel("Email")).not.toBeEditable();
+  await checkOut(page, "AI_ACCELERATOR", email);
+  await page.waitForURL(/\/checkout\/success/);
+  const access = await lastMailTo(page, email, /^You now have AI Advisor Accelerator/);
+  expect(access.subject).toBe("You now have AI Advisor Accelerator");
+  expect(access.html).not.toContain("reset-password");
+  expect((await mailsTo(page, email)).filter((m) => /set your password/.test(m.subject))).toHaveLength(1);
+  const open = /href="([^"]*\/portal\/courses\/ai-advisor-accelerator)"/.exec(access.html)?.[1];
+  expect(open).toBeDefined();
+  await page.goto(new URL(open!).pathname);
+  await expect(page.getByRole("heading", { level: 1, name: "AI Advisor Accelerator" })).toBeVisible();
+});
 
 test("a declined card stays on Stripe's page with its message, and leaves no order, account or e-mail", async ({
   page,
@@ -108,7 +207,6 @@ test("a refund under the guarantee takes the program out of My Courses; purchase
   await page.waitForURL(/\/checkout\/success/);
   const sessionId = new URL(page.url()).searchParams.get("session_id")!;
   await setPassword(page, await setPasswordLink(page, email), "refund-password");
-  await signIn(page, { id: "", email, password: "refund-password" });
   const courses = page.locator("section", { has: page.getByRole("heading", { name: "My Courses" }) });
   await expect(courses.getByRole("link", { name: "Advisor OS Accelerator" })).toBeVisible();
 
@@ -117,8 +215,12 @@ test("a refund under the guarantee takes the program out of My Courses; purchase
   await expect(page.getByRole("region", { name: "Lesson", exact: true })).toBeVisible();
 
   // The business refunds from Stripe's dashboard (here the stand-in's); Stripe sends charge.refunded.
-  await page.goto("/_local/stripe");
-  await page.getByRole("row").filter({ hasText: sessionId }).getByRole("button", { name: "Refund" }).click();
+  await onStripeDashboard(page, sessionId, "Refund");
+  await expect
+    .poll(async () =>
+      (await mailsTo(page, email)).filter((m) => m.subject === "Your refund for Advisor OS Accelerator"),
+    )
+    .toHaveLength(1);
 
   await expect(async () => {
     await page.goto("/portal");

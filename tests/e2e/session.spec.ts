@@ -62,7 +62,8 @@ test("a customer stays signed in across several token expiries, reloads and page
 
   await signIn(page, { id: "", email: "demo@advisoraccelerator.com", password: "advisor-demo-2026" });
   await expect(page).toHaveURL(/\/portal$/);
-  await expect(page.getByRole("heading", { name: /Welcome back, demo/ })).toBeVisible();
+  // Greeted by the profile's first name (supabase/seed.sql: Dana Whitaker).
+  await expect(page.getByRole("heading", { name: /Welcome back, Dana/ })).toBeVisible();
 
   const visits: [string, () => Promise<void>][] = [
     ["/portal", () => expect(page.getByText("Growth Mindset Mastery").first()).toBeVisible()],

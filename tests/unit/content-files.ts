@@ -6,6 +6,17 @@ import { type Program, programSchema } from "../../src/schemas/content";
 
 export const contentDir = join(import.meta.dirname, "../../content");
 
+/** The programs with their ids, as the collection has them: a file's name is its program's id. */
+export function loadProgramEntries(): (Program & { id: string })[] {
+  const dir = join(contentDir, "programs");
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml"))
+    .map((f) => ({
+      id: f.slice(0, -".yaml".length),
+      ...programSchema.parse(load(readFileSync(join(dir, f), "utf8"))),
+    }));
+}
+
 export function loadPrograms(): Program[] {
   const dir = join(contentDir, "programs");
   return readdirSync(dir)

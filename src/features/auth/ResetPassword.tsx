@@ -1,16 +1,23 @@
 /**
  * The /reset-password page (docs/product.md §4 Reset password, §8): verifying, then the error view,
- * the Continue step of an e-mailed link, the new-password form, or success and /login 3 seconds later.
- * A buyer's set-password link (`type=invite`) goes the same way, worded for a new account.
+ * the Continue step of an e-mailed link, the new-password form (for the account the link signed
+ * in, with the password rule under the field), or success and /login 3 seconds later.
+ * A buyer's set-password link (`type=invite`) goes the same way, worded for a new account, except
+ * at the end: the buyer is signed in already, so they go straight to the portal's first visit
+ * (`FIRST_VISIT_PATH`) instead of signing in again; and a link that cannot be used says how to
+ * get a new one in words for someone who never had a password.
  */
-import { useEffect, useMemo, useState, type SubmitEvent } from "react";
+import { useEffect, useId, useMemo, useState, type SubmitEvent } from "react";
 import { authStorage, supabase } from "../../lib/supabase";
 import { useAtom } from "../../lib/useAtom";
 import { $auth, $authEvent, type AuthEvent, type AuthState } from "../../stores/session";
+import { FIRST_VISIT_PATH } from "../portal/logic";
 import {
   DEFAULT_LINK_ERROR,
+  INVITE_LINK_ERROR,
   NO_TOKEN_ERROR,
   passwordProblem,
+  PASSWORD_HINT,
   readResetLink,
   MIN_PASSWORD_LENGTH,
   type LinkType,
@@ -27,6 +34,7 @@ const COPY = {
     heading: null,
     title: null,
     continueText: "For your security, this link works once. Press Continue to choose your new password.",
+    forAccount: "Choose a new password for",
     password: "New password",
     confirmation: "Confirm new password",
     submit: "Update Password",
@@ -38,6 +46,7 @@ const COPY = {
     title: "Set your password",
     continueText:
       "Welcome! Your account is ready. For your security, this link works once. Press Continue to choose your password.",
+    forAccount: "Choose a password for",
     password: "Password",
     confirmation: "Confirm password",
     submit: "Set Password",
@@ -51,18 +60,21 @@ type Phase =
   | { name: "verifying" }
   | { name: "continue"; tokenHash: string; type: LinkType }
   | { name: "form" }
-  | { name: "error"; message: string }
+  | { name: "error"; message: string; type: LinkType }
   | { name: "success" };
 
 /** The view for the address and what supabase-js has reported so far. */
 function phaseFor(link: ResetLink | null, auth: AuthState, event: AuthEvent | null): Phase {
   if (!link) return { name: "verifying" };
-  if (link.kind === "error") return { name: "error", message: link.message };
+  if (link.kind === "error") return { name: "error", message: link.message, type: "recovery" };
   if (link.kind === "token-hash") return { name: "continue", tokenHash: link.tokenHash, type: link.type };
   // A recovery event or a session opens the form; no session, the error.
   if (event === "PASSWORD_RECOVERY" || auth.status === "signed-in") return { name: "form" };
-  if (auth.status === "signed-out")
-    return { name: "error", message: link.kind === "fragment" ? DEFAULT_LINK_ERROR : NO_TOKEN_ERROR };
+  if (auth.status === "signed-out") {
+    if (link.kind === "fragment" && link.type === "invite")
+      return { name: "error", message: INVITE_LINK_ERROR, type: "invite" };
+    return { name: "error", message: link.kind === "fragment" ? DEFAULT_LINK_ERROR : NO_TOKEN_ERROR, type: "recovery" };
+  }
   return { name: "verifying" };
 }
 
@@ -78,8 +90,11 @@ export default function ResetPassword() {
   // What the person did here (Continue, a new password) outranks what the address said.
   const [outcome, setOutcome] = useState<Phase | null>(null);
   const phase = outcome ?? phaseFor(link, auth, event);
-  const copy = COPY[link && "type" in link ? link.type : "recovery"];
+  const type: LinkType = link && "type" in link ? link.type : "recovery";
+  const copy = COPY[type];
   usePageWording(copy);
+  // The account the link signed in to: the form says whose password it sets.
+  const account = auth.status === "signed-in" ? (auth.user.email ?? null) : null;
 
   return (
     <div aria-live="polite">
@@ -90,12 +105,14 @@ export default function ResetPassword() {
           type={phase.type}
           copy={copy}
           onVerified={() => setOutcome({ name: "form" })}
-          onFailed={(message) => setOutcome({ name: "error", message })}
+          onFailed={(message) => setOutcome({ name: "error", message, type: phase.type })}
         />
       )}
-      {phase.name === "error" && <LinkError message={phase.message} />}
-      {phase.name === "form" && <NewPasswordForm copy={copy} onDone={() => setOutcome({ name: "success" })} />}
-      {phase.name === "success" && <Success copy={copy} />}
+      {phase.name === "error" && <LinkError message={phase.message} type={phase.type} />}
+      {phase.name === "form" && (
+        <NewPasswordForm copy={copy} account={account} onDone={() => setOutcome({ name: "success" })} />
+      )}
+      {phase.name === "success" && <Success copy={copy} type={type} />}
     </div>
   );
 }
@@ -146,7 +163,8 @@ function ContinueStep({
       authStorage.remember(false);
       const { error } = await supabase.auth.verifyOtp({ token_hash: tokenHash, type });
       if (error) {
-        onFailed(error.message || DEFAULT_LINK_ERROR);
+        // An invite's own words; a reset shows Auth's (docs/product.md §8).
+        onFailed(type === "invite" ? INVITE_LINK_ERROR : error.message || DEFAULT_LINK_ERROR);
         return;
       }
       // The token is spent: keep it out of the address bar and the history.
@@ -154,7 +172,7 @@ function ContinueStep({
       onVerified();
     } catch (error) {
       console.error("Verifying the reset link failed", error);
-      onFailed(DEFAULT_LINK_ERROR);
+      onFailed(type === "invite" ? INVITE_LINK_ERROR : DEFAULT_LINK_ERROR);
     }
   }
 
@@ -169,7 +187,7 @@ function ContinueStep({
   );
 }
 
-function LinkError({ message }: { message: string }) {
+function LinkError({ message, type }: { message: string; type: LinkType }) {
   return (
     <div className="text-center">
       <h2 className="text-2xl font-bold text-white">This link can't be used</h2>
@@ -178,13 +196,14 @@ function LinkError({ message }: { message: string }) {
         {message}
       </p>
       <a href="/forgot-password" className={`${buttonClass} mt-8`}>
-        Request New Reset Link
+        {type === "invite" ? "Send Me a New Link" : "Request New Reset Link"}
       </a>
     </div>
   );
 }
 
-function NewPasswordForm({ copy, onDone }: { copy: Copy; onDone: () => void }) {
+function NewPasswordForm({ copy, account, onDone }: { copy: Copy; account: string | null; onDone: () => void }) {
+  const hintId = useId();
   const [password, setPassword] = useState("");
   const [confirmation, setConfirmation] = useState("");
   const [busy, setBusy] = useState(false);
@@ -213,16 +232,29 @@ function NewPasswordForm({ copy, onDone }: { copy: Copy; onDone: () => void }) {
 
   return (
     <form method="post" onSubmit={save} className="space-y-5" noValidate>
+      {account && (
+        <p className="text-center text-slate-300">
+          {copy.forAccount} <span className="font-semibold text-white wrap-anywhere">{account}</span>.
+        </p>
+      )}
+      {/* A password manager saves the new password under this account. */}
+      {account && <input type="email" name="username" autoComplete="username" value={account} readOnly hidden />}
       <Message text={error} tone="error" />
-      <PasswordField
-        label={copy.password}
-        name="new-password"
-        autoComplete="new-password"
-        required
-        minLength={MIN_PASSWORD_LENGTH}
-        value={password}
-        onChange={(e) => setPassword(e.target.value)}
-      />
+      <div>
+        <PasswordField
+          label={copy.password}
+          name="new-password"
+          autoComplete="new-password"
+          required
+          minLength={MIN_PASSWORD_LENGTH}
+          aria-describedby={hintId}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        <p id={hintId} className="mt-2 text-sm text-slate-400">
+          {PASSWORD_HINT}
+        </p>
+      </div>
       <PasswordField
         label={copy.confirmation}
         name="confirm-password"
@@ -236,15 +268,31 @@ function NewPasswordForm({ copy, onDone }: { copy: Copy; onDone: () => void }) {
   );
 }
 
-/** Success: the link's session ends here, and the person signs in with the new password. */
-function Success({ copy }: { copy: Copy }) {
+/**
+ * Success. A reset: the link's session ends here, and the person signs in with the new password
+ * (docs/product.md §4). An invite: the new buyer is signed in by the link already, so they go
+ * straight to their portal, replacing this page in the history (Back would only show the form
+ * again).
+ */
+function Success({ copy, type }: { copy: Copy; type: LinkType }) {
   useEffect(() => {
+    if (type === "invite") return window.location.replace(FIRST_VISIT_PATH);
     void supabase.auth.signOut({ scope: "local" }).then(({ error }) => {
       if (error) console.error("Signing out after the reset failed", error);
     });
     const timer = window.setTimeout(() => window.location.assign("/login"), REDIRECT_SECONDS * 1000);
     return () => window.clearTimeout(timer);
-  }, []);
+  }, [type]);
+  if (type === "invite")
+    return (
+      <div role="status" className="text-center">
+        <h2 className="text-2xl font-bold text-white">{copy.done}</h2>
+        <p className="mt-4 text-slate-300">{copy.doneText} Opening your portal…</p>
+        <a href={FIRST_VISIT_PATH} className={`${buttonClass} mt-8`}>
+          Go to Your Portal
+        </a>
+      </div>
+    );
   return (
     <div role="status" className="text-center">
       <h2 className="text-2xl font-bold text-white">{copy.done}</h2>

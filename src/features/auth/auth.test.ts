@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { loginPath, returnPath } from "./next";
-import { DEFAULT_LINK_ERROR, passwordProblem, readResetLink } from "./reset-link";
+import { FIRST_VISIT_PATH, isFirstVisit } from "../portal/logic";
+import {
+  DEFAULT_LINK_ERROR,
+  INVITE_LINK_ERROR,
+  MIN_PASSWORD_LENGTH,
+  PASSWORD_HINT,
+  passwordProblem,
+  readResetLink,
+} from "./reset-link";
 
 describe("where sign-in returns to", () => {
   it("goes back to the portal page that sent the visitor to login", () => {
@@ -91,5 +99,24 @@ describe("the new password", () => {
     expect(passwordProblem("secret1", "secret2")).toBe("Passwords do not match");
     expect(passwordProblem("abc", "abc")).toBe("Password must be at least 6 characters long");
     expect(passwordProblem("abcdef", "abcdef")).toBeNull();
+  });
+
+  it("says the rule under the field with the same minimum the check uses", () => {
+    expect(PASSWORD_HINT).toBe("At least 6 characters.");
+    expect(passwordProblem("a".repeat(MIN_PASSWORD_LENGTH), "a".repeat(MIN_PASSWORD_LENGTH))).toBeNull();
+    expect(passwordProblem("a".repeat(MIN_PASSWORD_LENGTH - 1), "a".repeat(MIN_PASSWORD_LENGTH - 1))).not.toBeNull();
+  });
+});
+
+describe("a new buyer's set-password link", () => {
+  it("ends on the portal's first visit", () => {
+    const url = new URL(FIRST_VISIT_PATH, "https://advisoraccelerator.com");
+    expect(url.pathname).toBe("/portal");
+    expect(isFirstVisit(url.search)).toBe(true);
+  });
+
+  it("explains a spent or expired link to someone who never had a password", () => {
+    expect(INVITE_LINK_ERROR).toContain("Links work once and for an hour");
+    expect(INVITE_LINK_ERROR).not.toMatch(/reset/i);
   });
 });

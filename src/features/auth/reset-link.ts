@@ -13,6 +13,14 @@ export const DEFAULT_LINK_ERROR = "The password reset link is invalid or has exp
 export const NO_TOKEN_ERROR = "Invalid or expired reset link. Please request a new password reset.";
 
 /**
+ * A buyer's set-password link that cannot be used (spent, or older than Auth's hour:
+ * supabase/config.toml `otp_expiry`), in words for someone who never had a password: the spec's
+ * reset wording would ask them to reset one. The forgot-password page sends a new link.
+ */
+export const INVITE_LINK_ERROR =
+  "This link has expired. Links work once and for an hour. Enter your e-mail on the password page and we will send a new one.";
+
+/**
  * What the link is for, as Auth names the one-time token (`verifyOtp`'s `type`): resetting a
  * forgotten password, or choosing the first one of an account made for a buyer.
  */
@@ -52,6 +60,9 @@ export function readResetLink(href: string): ResetLink {
 }
 
 export const MIN_PASSWORD_LENGTH = 6;
+
+/** The rule, said under the field before anything is typed (docs/product.md §5). */
+export const PASSWORD_HINT = `At least ${MIN_PASSWORD_LENGTH} characters.`;
 
 /** The new password's problem, in the spec's words, or null when it may be sent. */
 export function passwordProblem(password: string, confirmation: string): string | null {

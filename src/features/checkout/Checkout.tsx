@@ -3,14 +3,39 @@
  * e-mail, the order summary, 'Complete Purchase' and its notes; or 'Product Not Found'. A built
  * program page knows its program at build time, so the summary is in its HTML; the shell that the
  * static host serves for every other key (public/_redirects) finds the program from the address
- * once it runs. supabase-js is imported on submit, not with the page.
+ * once it runs.
+ *
+ * After the payment page: a buyer who comes back from Stripe without paying finds the e-mail they
+ * typed and a note that nothing was charged. A signed-in customer buys with their account's
+ * e-mail, and one who already owns the program (or whose bank payment for it is clearing) is
+ * sent to it instead of paying twice; the checkout function refuses a second purchase too (409),
+ * which the page shows the same way.
+ *
+ * supabase-js is imported on submit, or at once for a visitor with a stored session (to know who
+ * they are and read their orders), never for anyone else.
  */
-import { useEffect, useId, useRef, useState, type MouseEvent, type SubmitEvent } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type MouseEvent, type RefObject, type SubmitEvent } from "react";
 import { checkoutRequest } from "../../../functions/_shared/checkout-request.ts";
 import { findByCheckoutKey } from "../../lib/catalogue";
 import { formatCents } from "../../lib/money";
+import type { AuthState } from "../../stores/session";
 import { inputClass, Message, Spinner, SubmitButton, useHydrated } from "../auth/ui";
-import { CHECKOUT_ERROR, type CheckoutProgram, programAt, returnsToPreviousPage, visitAttribution } from "./logic";
+import {
+  CANCELLED_NOTICE,
+  CHECKOUT_ERROR,
+  type CheckoutProgram,
+  clearPendingCheckout,
+  hasStoredSession,
+  type Ownership,
+  ownership,
+  programAt,
+  readPendingCheckout,
+  type Refusal,
+  refusalOf,
+  rememberPendingCheckout,
+  returnsToPreviousPage,
+  visitAttribution,
+} from "./logic";
 
 interface Props {
   /** The catalogue's programs: the built page's one, or all of them on the shell. */
@@ -73,6 +98,102 @@ function goBack(event: MouseEvent<HTMLAnchorElement>) {
 
 const NOTES = ["Instant access after payment", "Lifetime access to the program", "30-day money-back guarantee"];
 
+/**
+ * Who is buying, as far as the page knows: someone not signed in; the signed-in customer, with
+ * what their orders say about this program ("unknown" when they could not be read: the checkout
+ * function checks again); or not known yet (a stored session that supabase-js has not confirmed,
+ * or orders on their way).
+ */
+type Buyer =
+  | { status: "checking" }
+  | { status: "anonymous" }
+  | { status: "signed-in"; email: string; ownership: Ownership | "unknown" };
+
+/**
+ * The buyer. The session is supabase-js's to confirm (it refreshes or drops a stored one), so it
+ * is loaded, with the session store it drives (src/lib/supabase.ts), only when this browser holds
+ * a session; a visitor without one loads neither and is known at once.
+ */
+function useBuyer(checkoutKey: string, hydrated: boolean): Buyer {
+  // Read once the island runs (the static HTML knows no one), and once: from then on the session
+  // store says who is signed in.
+  const stored = useMemo(() => hydrated && hasStoredSession(__SESSION_STORAGE_KEY__), [hydrated]);
+  const [auth, setAuth] = useState<AuthState>({ status: "loading" });
+  const [orders, setOrders] = useState<{ userId: string; ownership: Ownership | "unknown" } | null>(null);
+
+  useEffect(() => {
+    if (!stored) return;
+    let live = true;
+    let stop = () => {};
+    Promise.all([import("../../stores/session"), import("../../lib/supabase")]).then(
+      ([{ $auth }]) => {
+        if (live) stop = $auth.subscribe(setAuth);
+      },
+      (error: unknown) => {
+        console.error("Could not load the session", error);
+        if (live) setAuth({ status: "signed-out" });
+      },
+    );
+    return () => {
+      live = false;
+      stop();
+    };
+  }, [stored]);
+
+  const userId = auth.status === "signed-in" ? auth.user.id : null;
+  useEffect(() => {
+    if (!userId) return;
+    let live = true;
+    void (async () => {
+      let known: Ownership | "unknown" = "unknown";
+      try {
+        const { supabase } = await import("../../lib/supabase");
+        // The customer's own orders only (row level security); the spec's view, three of its columns.
+        const { data, error } = await supabase
+          .from("stripe_user_orders")
+          .select("product_key, order_status, payment_status");
+        if (error) throw error;
+        known = ownership(data ?? [], checkoutKey);
+      } catch (error) {
+        console.error("Could not read your orders:", error);
+      }
+      if (live) setOrders({ userId, ownership: known });
+    })();
+    return () => {
+      live = false;
+    };
+  }, [userId, checkoutKey]);
+
+  if (!hydrated) return { status: "checking" };
+  if (!stored) return { status: "anonymous" };
+  if (auth.status === "loading") return { status: "checking" };
+  if (auth.status === "signed-out" || !auth.user.email) return { status: "anonymous" };
+  if (orders?.userId !== auth.user.id) return { status: "checking" };
+  return { status: "signed-in", email: auth.user.email, ownership: orders.ownership };
+}
+
+/** Signs out on this device only; the session store then says signed out, and the form is the visitor's. */
+async function signOut() {
+  try {
+    const { supabase } = await import("../../lib/supabase");
+    const { error } = await supabase.auth.signOut({ scope: "local" });
+    if (error) console.error("Signing out failed", error);
+  } catch (error) {
+    console.error("Signing out failed", error);
+  }
+}
+
+/** The checkout function's refusal of a second purchase, read from supabase-js's FunctionsHttpError (its `context` is the Response). */
+async function refusalFrom(failure: unknown): Promise<Refusal | null> {
+  const context = (failure as { context?: unknown } | null)?.context;
+  if (!(context instanceof Response) || context.status !== 409) return null;
+  try {
+    return refusalOf(context.status, await context.clone().json());
+  } catch {
+    return null;
+  }
+}
+
 function CheckoutForm({
   program,
   hydrated,
@@ -82,25 +203,53 @@ function CheckoutForm({
   hydrated: boolean;
   attributionKey: string;
 }) {
-  const emailId = useId();
-  const hintId = useId();
   const email = useRef<HTMLInputElement>(null);
-  const [hasEmail, setHasEmail] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
+  /** Whether the e-mail field holds an address, once typed in here; null until then. */
+  const [typed, setTyped] = useState<boolean | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  /** Whether to say the payment was cancelled; null: as this tab's record of a checkout says. */
+  const [cancelled, setCancelled] = useState<boolean | null>(null);
+  /** The checkout function's refusal, with the address it was for. */
+  const [refused, setRefused] = useState<{ reason: Refusal; email: string } | null>(null);
+  const typeAgain = useRef(false);
+  const buyer = useBuyer(program.checkoutKey, hydrated);
+  const signedIn = buyer.status === "signed-in" ? buyer : null;
   const price = formatCents(program.priceCents);
 
-  // What was typed before the script ran counts too.
-  useEffect(() => setHasEmail(!!email.current?.value), []);
+  // Back from Stripe's page without paying (its Back link, or the browser's as a new page load):
+  // this tab's record of the checkout that left for it gives back the e-mail typed there.
+  const pending = useMemo(
+    () => (hydrated ? readPendingCheckout(program.checkoutKey) : null),
+    [hydrated, program.checkoutKey],
+  );
+  const hasEmail = typed ?? !!pending?.email;
 
-  // Back from Stripe's page through the browser's cache: the page is as it was left, busy; make it usable again.
+  // What was typed before the script ran counts too.
+  useEffect(() => setTyped(email.current?.value ? true : null), []);
+
+  // Back from Stripe's page through the browser's cache: the page is as it was left, busy; make it
+  // usable again, and say that nothing was charged.
   useEffect(() => {
     const onShow = (event: PageTransitionEvent) => {
-      if (event.persisted) setBusy(false);
+      if (!event.persisted) return;
+      setBusy(false);
+      setCancelled(readPendingCheckout(program.checkoutKey) !== null);
     };
     window.addEventListener("pageshow", onShow);
     return () => window.removeEventListener("pageshow", onShow);
-  }, []);
+  }, [program.checkoutKey]);
+
+  // A refusal replaces the form the buyer was in: take them to what it says; and back to the
+  // e-mail field when they choose to use another address.
+  useEffect(() => {
+    if (refused) heading.current?.focus();
+    else if (typeAgain.current) {
+      typeAgain.current = false;
+      email.current?.focus();
+    }
+  }, [refused]);
 
   async function purchase(event: SubmitEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -109,12 +258,23 @@ function CheckoutForm({
     if (!address || busy) return;
     setBusy(true);
     setError(null);
+    setCancelled(false);
+    clearPendingCheckout();
     try {
       const { supabase } = await import("../../lib/supabase");
       const body = checkoutRequest(window.location.origin, program, address, visitAttribution(attributionKey));
       const { data, error: failure } = await supabase.functions.invoke<{ url?: unknown }>("stripe-checkout", { body });
-      if (failure) throw failure;
+      if (failure) {
+        const reason = await refusalFrom(failure);
+        if (reason) {
+          setRefused({ reason, email: address });
+          setBusy(false);
+          return;
+        }
+        throw failure;
+      }
       if (typeof data?.url !== "string" || !data.url) throw new Error("stripe-checkout answered without a url");
+      rememberPendingCheckout(program.checkoutKey, address);
       // Stays busy while the browser leaves for Stripe's hosted page.
       window.location.assign(data.url);
     } catch (failure) {
@@ -123,6 +283,15 @@ function CheckoutForm({
       setBusy(false);
     }
   }
+
+  // The customer's orders say it, or the checkout function did: no second purchase.
+  const blocked: Refusal | null =
+    refused?.reason ??
+    (signedIn?.ownership === "owned"
+      ? "already_owned"
+      : signedIn?.ownership === "processing"
+        ? "payment_processing"
+        : null);
 
   return (
     <div>
@@ -137,6 +306,14 @@ function CheckoutForm({
         Back
       </a>
       <h1 className="mt-6 text-3xl font-bold tracking-tight text-white sm:text-4xl">Checkout</h1>
+      {/* Present from the first render, so that screen readers announce the notice when it appears. */}
+      <div role="status" className="empty:hidden">
+        {(cancelled ?? pending !== null) && !blocked && (
+          <p className="mt-6 rounded-lg border border-sky-400/30 bg-sky-950/40 px-4 py-3 text-sm text-sky-100">
+            {CANCELLED_NOTICE}
+          </p>
+        )}
+      </div>
 
       <div className="mt-8 grid gap-8 lg:grid-cols-2 lg:items-start">
         <section
@@ -173,35 +350,50 @@ function CheckoutForm({
           aria-labelledby="details-heading"
           className="rounded-2xl border border-white/10 bg-panel p-6 sm:p-8 lg:order-1"
         >
-          <h2 id="details-heading" className="text-lg font-semibold text-white">
-            Your Details
-          </h2>
-          <form method="post" onSubmit={purchase} className="mt-6 space-y-5">
-            <Message text={error} tone="error" />
-            <div>
-              <label htmlFor={emailId} className="mb-2 block text-sm font-medium text-slate-200">
-                Email
-              </label>
-              <input
-                ref={email}
-                id={emailId}
-                type="email"
-                name="email"
-                autoComplete="email"
-                required
-                aria-describedby={hintId}
-                className={inputClass}
-                onInput={(e) => setHasEmail(!!e.currentTarget.value)}
-              />
-              <p id={hintId} className="mt-2 text-sm text-slate-400">
-                Your receipt and your account's set-password link go to this address.
-              </p>
-            </div>
-            <SubmitButton busy={busy} disabled={!hydrated || !hasEmail}>
-              Complete Purchase
-            </SubmitButton>
-            <p className="text-center text-xs text-slate-400">You pay on Stripe's secure page.</p>
-          </form>
+          {blocked ? (
+            <AlreadyBought
+              program={program}
+              reason={blocked}
+              heading={heading}
+              account={signedIn?.email ?? null}
+              email={refused?.email ?? signedIn?.email ?? ""}
+              onOtherEmail={
+                refused && !signedIn
+                  ? () => {
+                      typeAgain.current = true;
+                      setRefused(null);
+                      setTyped(false);
+                    }
+                  : undefined
+              }
+            />
+          ) : (
+            <>
+              <h2 id="details-heading" className="text-lg font-semibold text-white">
+                Your Details
+              </h2>
+              <form method="post" onSubmit={purchase} className="mt-6 space-y-5">
+                <Message text={error} tone="error" />
+                <EmailField
+                  input={email}
+                  account={signedIn?.email ?? null}
+                  prefill={typed === false ? undefined : pending?.email}
+                  onInput={(value) => setTyped(!!value)}
+                />
+                <SubmitButton
+                  busy={busy}
+                  disabled={!hydrated || buyer.status === "checking" || (!signedIn && !hasEmail)}
+                >
+                  Complete Purchase
+                </SubmitButton>
+                <p className="text-center text-xs text-slate-400">
+                  {hydrated && buyer.status === "checking"
+                    ? "Checking your account…"
+                    : "You pay on Stripe's secure page."}
+                </p>
+              </form>
+            </>
+          )}
           <ul className="mt-6 space-y-2 border-t border-white/10 pt-6 text-sm text-slate-300">
             {NOTES.map((note) => (
               <li key={note} className="flex items-center gap-2">
@@ -219,6 +411,197 @@ function CheckoutForm({
           </ul>
         </section>
       </div>
+    </div>
+  );
+}
+
+/**
+ * The spec's 'Email' field. A signed-in customer buys with their account's address, shown
+ * read-only, with the way to sign out so that someone else can use their own; anyone else types
+ * one. The two are different inputs (`key`), so signing out leaves an empty field, not the
+ * customer's address.
+ */
+function EmailField({
+  input,
+  account,
+  prefill,
+  onInput,
+}: {
+  input: RefObject<HTMLInputElement | null>;
+  account: string | null;
+  /** The address to start from (typed before a cancelled payment); what was typed here stays. */
+  prefill?: string;
+  onInput: (value: string) => void;
+}) {
+  const emailId = useId();
+  const hintId = useId();
+  const leaving = useRef(false);
+
+  // Signed out here: the field is theirs to type in.
+  useEffect(() => {
+    if (account === null && leaving.current) {
+      leaving.current = false;
+      input.current?.focus();
+    }
+  }, [account, input]);
+
+  return (
+    <div>
+      <label htmlFor={emailId} className="mb-2 block text-sm font-medium text-slate-200">
+        Email
+      </label>
+      {account !== null ? (
+        <input
+          key="account"
+          id={emailId}
+          type="email"
+          name="email"
+          value={account}
+          readOnly
+          aria-describedby={hintId}
+          className={inputClass}
+        />
+      ) : (
+        <input
+          key="typed"
+          ref={input}
+          id={emailId}
+          type="email"
+          name="email"
+          autoComplete="email"
+          required
+          // Uncontrolled: a new default shows only while nothing was typed in the field (the DOM's dirty flag).
+          defaultValue={prefill}
+          aria-describedby={hintId}
+          className={inputClass}
+          onInput={(e) => onInput(e.currentTarget.value)}
+        />
+      )}
+      {account !== null ? (
+        <p id={hintId} className="mt-2 text-sm text-slate-400">
+          Signed in as <span className="text-slate-200 wrap-anywhere">{account}</span>. Your receipt goes to this
+          address and the program opens in your portal.{" "}
+          <span className="whitespace-nowrap">
+            Not you?{" "}
+            <button
+              type="button"
+              onClick={() => {
+                leaving.current = true;
+                void signOut();
+              }}
+              className="font-medium text-violet-300 underline underline-offset-2 hover:text-violet-200"
+            >
+              Sign out
+            </button>
+          </span>
+        </p>
+      ) : (
+        <p id={hintId} className="mt-2 text-sm text-slate-400">
+          Your receipt and your account's set-password link go to this address.
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The main link of a view: darker on hover, as the submit button (ui.tsx), so its white text keeps its contrast. */
+const primaryLink =
+  "inline-flex min-h-11 items-center justify-center rounded-lg bg-violet-600 px-5 py-3 font-semibold text-white hover:bg-violet-700";
+
+/**
+ * In place of the form: the customer owns the program already (its course is one click away), or
+ * their bank payment for it is clearing (it opens when it does). No Complete Purchase: a second
+ * payment would only be refunded.
+ */
+function AlreadyBought({
+  program,
+  reason,
+  heading,
+  account,
+  email,
+  onOtherEmail,
+}: {
+  program: CheckoutProgram;
+  reason: Refusal;
+  heading: RefObject<HTMLHeadingElement | null>;
+  /** The signed-in customer's address, or null for a visitor the checkout function refused. */
+  account: string | null;
+  /** The address the program belongs to. */
+  email: string;
+  /** Back to the form, for a visitor who meant another address. */
+  onOtherEmail?: () => void;
+}) {
+  const owned = reason === "already_owned";
+  const whose =
+    account !== null ? (
+      "your account"
+    ) : (
+      <>
+        the account of <span className="font-medium text-white wrap-anywhere">{email}</span>
+      </>
+    );
+  return (
+    <div>
+      <h2
+        id="details-heading"
+        ref={heading}
+        tabIndex={-1}
+        className="text-lg font-semibold text-white focus:outline-none"
+      >
+        {owned ? "You already own this" : "Your payment is clearing"}
+      </h2>
+      {owned ? (
+        <p className="mt-4 text-slate-300">
+          {program.name} is already on {whose}. Open it in your member area whenever you like; there is nothing more to
+          pay.
+        </p>
+      ) : (
+        <p className="mt-4 text-slate-300">
+          Your bank payment for {program.name} on {whose} is still clearing. The course opens in your member area as
+          soon as it does, and we e-mail you then; there is nothing more to pay.
+        </p>
+      )}
+      {account === null && (
+        <p className="mt-3 text-sm text-slate-400">
+          Sign in with that e-mail to open it. No password yet? Use the link in your access e-mail, or{" "}
+          <a
+            href="/forgot-password"
+            className="font-medium text-violet-300 underline underline-offset-2 hover:text-violet-200"
+          >
+            get a new link
+          </a>
+          .
+        </p>
+      )}
+      <div className="mt-6 flex flex-col gap-3 sm:flex-row sm:flex-wrap sm:items-center">
+        <a href={owned ? program.course : "/portal"} className={primaryLink}>
+          {owned ? `Open ${program.name}` : "Go to your portal"}
+        </a>
+        {onOtherEmail && (
+          <button
+            type="button"
+            onClick={onOtherEmail}
+            className="min-h-11 rounded-lg px-3 font-medium text-violet-300 underline underline-offset-2 hover:text-violet-200"
+          >
+            Use a different e-mail
+          </button>
+        )}
+      </div>
+      {account !== null && (
+        <p className="mt-6 text-sm text-slate-400">
+          Signed in as <span className="text-slate-200 wrap-anywhere">{account}</span>.{" "}
+          <span className="whitespace-nowrap">
+            Not you?{" "}
+            <button
+              type="button"
+              onClick={() => void signOut()}
+              className="font-medium text-violet-300 underline underline-offset-2 hover:text-violet-200"
+            >
+              Sign out
+            </button>
+          </span>
+        </p>
+      )}
     </div>
   );
 }

@@ -1,10 +1,25 @@
-/** The checkout page's rules: the program an address names, what ships to the browser, where Back goes. */
+/**
+ * The checkout page's rules: the program an address names, what ships to the browser, where Back
+ * goes, whether the customer already owns the program, and the record of a checkout that left for
+ * Stripe.
+ */
 import { describe, expect, it } from "vitest";
-import { loadPrograms } from "../../../tests/unit/content-files";
+import { loadProgramEntries } from "../../../tests/unit/content-files";
 import { firstTouch } from "../../lib/attribution";
-import { checkoutProgram, keyFromPath, parseAttribution, programAt, returnsToPreviousPage } from "./logic";
+import {
+  checkoutProgram,
+  keyFromPath,
+  ownership,
+  parseAttribution,
+  parsePendingCheckout,
+  PENDING_CHECKOUT_TTL_MS,
+  programAt,
+  refusalOf,
+  returnsToPreviousPage,
+} from "./logic";
 
-const programs = loadPrograms().map(checkoutProgram);
+const sources = loadProgramEntries();
+const programs = sources.map(checkoutProgram);
 
 describe("the program a checkout address names (docs/product.md §9: trimmed, case-insensitive)", () => {
   it("reads the key, still encoded, from /checkout/<key>", () => {
@@ -38,13 +53,28 @@ describe("the program a checkout address names (docs/product.md §9: trimmed, ca
 
 describe("what the island receives of a program", () => {
   it("keeps the checkout's fields and drops the rest of the program's content", () => {
-    const [first] = loadPrograms();
+    const [first] = sources;
     const shipped = checkoutProgram(first!);
     expect(Object.keys(shipped).sort()).toEqual(
-      ["checkoutKey", "description", "image", "imageAlt", "name", "page", "priceCents", "stripeLookupKey"].sort(),
+      [
+        "checkoutKey",
+        "course",
+        "description",
+        "image",
+        "imageAlt",
+        "name",
+        "page",
+        "priceCents",
+        "stripeLookupKey",
+      ].sort(),
     );
     expect(shipped.stripeLookupKey).toBe(first!.stripeLookupKey);
     expect(shipped.page).toBe(first!.page);
+  });
+
+  it("names the program's course in the member area, where an owner opens it", () => {
+    const mindset = sources.find((p) => p.checkoutKey === "GROWTH_MINDSET")!;
+    expect(checkoutProgram(mindset).course).toBe("/portal/courses/growth-mindset");
   });
 });
 
@@ -75,5 +105,92 @@ describe("the visit's first touch, as src/scripts/visit.ts stored it", () => {
     expect(parseAttribution('{"utm_source":"x","utm_term":7,"referrer":null}')).toEqual({ utm_source: "x" });
     for (const raw of [null, "", "not json", "[]", "null", '"text"'])
       expect(parseAttribution(raw), String(raw)).toBeNull();
+  });
+});
+
+describe("a program the customer already has (the checkout function's rule: buyer_order_state)", () => {
+  const order = (product_key: string | null, order_status: string | null, payment_status: string | null) => ({
+    product_key,
+    order_status,
+    payment_status,
+  });
+
+  it("owns it with a completed order, whatever else there is", () => {
+    expect(ownership([order("GROWTH_MINDSET", "completed", "paid")], "GROWTH_MINDSET")).toBe("owned");
+    expect(
+      ownership(
+        [order("GROWTH_MINDSET", "refunded", "paid"), order("GROWTH_MINDSET", "completed", "paid")],
+        "GROWTH_MINDSET",
+      ),
+    ).toBe("owned");
+    expect(
+      ownership(
+        [order("GROWTH_MINDSET", "pending", "unpaid"), order("GROWTH_MINDSET", "completed", "paid")],
+        "GROWTH_MINDSET",
+      ),
+    ).toBe("owned");
+  });
+
+  it("is paying for it while a bank payment clears: pending and unpaid", () => {
+    expect(ownership([order("AI_ACCELERATOR", "pending", "unpaid")], "AI_ACCELERATOR")).toBe("processing");
+  });
+
+  it("has nothing with a refunded, canceled or failed order, or one for another program", () => {
+    for (const status of ["refunded", "canceled", "failed"])
+      expect(ownership([order("OS_ACCELERATOR", status, "paid")], "OS_ACCELERATOR"), status).toBe("none");
+    expect(ownership([order("OS_ACCELERATOR", "pending", "paid")], "OS_ACCELERATOR")).toBe("none");
+    expect(ownership([order("GROWTH_MINDSET", "completed", "paid")], "OS_ACCELERATOR")).toBe("none");
+    expect(ownership([order(null, "completed", "paid")], "OS_ACCELERATOR")).toBe("none");
+    expect(ownership([], "OS_ACCELERATOR")).toBe("none");
+  });
+
+  it("matches the order's key trimmed and case-insensitively", () => {
+    expect(ownership([order(" growth_mindset ", "completed", "paid")], "GROWTH_MINDSET")).toBe("owned");
+  });
+});
+
+describe("the checkout function's refusal of a second purchase", () => {
+  it("reads the code of a 409", () => {
+    expect(refusalOf(409, { error: "You already own it.", code: "already_owned" })).toBe("already_owned");
+    expect(refusalOf(409, { error: "Still clearing.", code: "payment_processing" })).toBe("payment_processing");
+  });
+
+  it("is no refusal for any other status, body or code: the general failure", () => {
+    expect(refusalOf(400, { error: "x", code: "already_owned" })).toBeNull();
+    expect(refusalOf(500, null)).toBeNull();
+    for (const body of [null, "already_owned", { error: "x" }, { code: "other" }, []])
+      expect(refusalOf(409, body), JSON.stringify(body)).toBeNull();
+  });
+});
+
+describe("the checkout that left for Stripe", () => {
+  const now = Date.UTC(2026, 10, 27, 12);
+  const record = (fields: Record<string, unknown>) =>
+    JSON.stringify({ key: "GROWTH_MINDSET", email: "dana@example.com", at: now - 60_000, ...fields });
+
+  it("is found for its program, with the e-mail typed, for a few hours", () => {
+    expect(parsePendingCheckout(record({}), "GROWTH_MINDSET", now)).toEqual({
+      key: "GROWTH_MINDSET",
+      email: "dana@example.com",
+      at: now - 60_000,
+    });
+    // The key lookup page's spelling of the key finds it too.
+    expect(parsePendingCheckout(record({}), "growth_mindset%20", now)?.email).toBe("dana@example.com");
+    expect(
+      parsePendingCheckout(record({ at: now - PENDING_CHECKOUT_TTL_MS + 1 }), "GROWTH_MINDSET", now),
+    ).not.toBeNull();
+  });
+
+  it("is forgotten once expired, from the future, for another program, or broken", () => {
+    expect(parsePendingCheckout(record({ at: now - PENDING_CHECKOUT_TTL_MS }), "GROWTH_MINDSET", now)).toBeNull();
+    expect(parsePendingCheckout(record({ at: now + 60_000 }), "GROWTH_MINDSET", now)).toBeNull();
+    expect(parsePendingCheckout(record({}), "OS_ACCELERATOR", now)).toBeNull();
+    for (const raw of [null, "", "not json", "null", "[]", record({ email: 7 }), record({ at: "yesterday" })])
+      expect(parsePendingCheckout(raw, "GROWTH_MINDSET", now), String(raw)).toBeNull();
+  });
+
+  it("expires after a few hours", () => {
+    expect(PENDING_CHECKOUT_TTL_MS).toBeGreaterThanOrEqual(60 * 60 * 1000);
+    expect(PENDING_CHECKOUT_TTL_MS).toBeLessThanOrEqual(6 * 60 * 60 * 1000);
   });
 });

@@ -1,9 +1,12 @@
 /**
  * The checkout page's rules (docs/product.md §2 Checkout, §5, §8), pure so that they are unit
  * tested: what a program carries into the page, which program an address names, where Back goes,
- * and the spec's texts.
+ * the spec's texts, whether the customer already owns the program, and the record of a checkout
+ * that left for Stripe (what a cancel brings back). The few browser helpers beside them only
+ * read and write sessionStorage.
  */
-import { findByCheckoutKey } from "../../lib/catalogue";
+import { findByCheckoutKey, normaliseKey } from "../../lib/catalogue";
+import { courseHref } from "../course/logic";
 
 /** What the checkout island needs of a program (content/programs/*.yaml), and nothing more. */
 export interface CheckoutProgram {
@@ -16,16 +19,35 @@ export interface CheckoutProgram {
   description: string;
   /** The program's page: where Back leads a buyer who did not come from this site. */
   page: string;
+  /** The program's course in the member area (/portal/courses/<program id>): where an owner opens it. */
+  course: string;
 }
 
+/** A program as content/programs/ has it: its file name is its id, which names its course. */
+export type CheckoutSource = Omit<CheckoutProgram, "course"> & { id: string };
+
 /** The island's props carry these fields only, so a program's other content does not ship to the browser. */
-export function checkoutProgram(program: CheckoutProgram): CheckoutProgram {
+export function checkoutProgram(program: CheckoutSource): CheckoutProgram {
   const { name, checkoutKey, priceCents, stripeLookupKey, image, imageAlt, description, page } = program;
-  return { name, checkoutKey, priceCents, stripeLookupKey, image, imageAlt, description, page };
+  return {
+    name,
+    checkoutKey,
+    priceCents,
+    stripeLookupKey,
+    image,
+    imageAlt,
+    description,
+    page,
+    course: courseHref(program.id),
+  };
 }
 
 /** The spec's message when the checkout cannot start (docs/product.md §8). */
 export const CHECKOUT_ERROR = "There was an error processing your request. Please try again.";
+
+/** What the page says, calmly, to a buyer back from Stripe's page without paying. */
+export const CANCELLED_NOTICE =
+  "Payment cancelled. You have not been charged. Your details are kept below whenever you are ready.";
 
 /**
  * The page the static host serves for every /checkout/<key> that is not a built page
@@ -83,5 +105,124 @@ export function visitAttribution(key: string): Record<string, string> | null {
     return parseAttribution(window.sessionStorage.getItem(key));
   } catch {
     return null;
+  }
+}
+
+/** Whether supabase-js has a session stored under `key` (it reads sessionStorage first, then localStorage). */
+export function hasStoredSession(key: string): boolean {
+  try {
+    return (window.sessionStorage.getItem(key) ?? window.localStorage.getItem(key)) !== null;
+  } catch {
+    // Storage blocked (privacy mode): nobody can be signed in on this device.
+    return false;
+  }
+}
+
+// Already bought ----------------------------------------------------------------------------------
+
+/**
+ * Where the customer stands with a program: they own it (a completed order), their bank payment
+ * for it is still clearing (a pending, unpaid order: a bank debit), or neither.
+ */
+export type Ownership = "owned" | "processing" | "none";
+
+/**
+ * The customer's own orders (the view stripe_user_orders) read with the rule the checkout
+ * function refuses a second purchase by (`buyer_order_state`,
+ * supabase/migrations/20261127000100_after_payment.sql): a completed order owns the program, a
+ * pending and unpaid one is a payment clearing. A refunded, canceled or failed order is neither.
+ */
+export function ownership(
+  orders: readonly { product_key: string | null; order_status: string | null; payment_status: string | null }[],
+  checkoutKey: string,
+): Ownership {
+  const key = normaliseKey(checkoutKey);
+  const mine = orders.filter((o) => o.product_key !== null && normaliseKey(o.product_key) === key);
+  if (mine.some((o) => o.order_status === "completed")) return "owned";
+  if (mine.some((o) => o.order_status === "pending" && o.payment_status === "unpaid")) return "processing";
+  return "none";
+}
+
+/** Why the checkout function refused the purchase: the address's account owns the program, or is paying for it. */
+export type Refusal = "already_owned" | "payment_processing";
+
+/**
+ * The checkout function's refusal of a second purchase (HTTP 409 with `{ error, code }`,
+ * functions/stripe-checkout/handler.ts), or null for any other answer, which is a failure like
+ * any other (docs/product.md §8).
+ */
+export function refusalOf(status: number, body: unknown): Refusal | null {
+  if (status !== 409 || !body || typeof body !== "object") return null;
+  const code = (body as { code?: unknown }).code;
+  return code === "already_owned" || code === "payment_processing" ? code : null;
+}
+
+// The checkout that left for Stripe -----------------------------------------------------------------
+
+/**
+ * Where the checkout page remembers, for this tab, the checkout that left for Stripe's page: when
+ * the buyer comes back to it without paying (the hosted page's Back link is the spec's
+ * cancel_url, docs/product.md §7, or the browser's Back button), the page finds the e-mail they
+ * typed and says nothing was charged. The success page clears it (`clearPendingCheckout`).
+ */
+export const PENDING_CHECKOUT_STORAGE_KEY = "aa:pending-checkout";
+
+/**
+ * How long the record counts: a buyer back within a few hours is coming back from that checkout;
+ * one who returns the next day is starting again. (Stripe keeps a Checkout Session open for 24 hours.)
+ */
+export const PENDING_CHECKOUT_TTL_MS = 3 * 60 * 60 * 1000;
+
+export interface PendingCheckout {
+  /** The program's checkout key, as the catalogue spells it. */
+  key: string;
+  email: string;
+  /** When the buyer left for Stripe (ms since the epoch). */
+  at: number;
+}
+
+/** The record for this program, read from its JSON, if it is one and not expired; else null. */
+export function parsePendingCheckout(raw: string | null, checkoutKey: string, now: number): PendingCheckout | null {
+  if (!raw) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (!value || typeof value !== "object") return null;
+  const { key, email, at } = value as Record<string, unknown>;
+  if (typeof key !== "string" || typeof email !== "string" || typeof at !== "number") return null;
+  if (normaliseKey(key) !== normaliseKey(checkoutKey)) return null;
+  // A time ahead of now is a clock that moved: not to be trusted for hours either.
+  if (!(at <= now && now - at < PENDING_CHECKOUT_TTL_MS)) return null;
+  return { key, email, at };
+}
+
+/** Remembers, for this tab, the checkout about to leave for Stripe. Storage blocked: nothing is kept. */
+export function rememberPendingCheckout(checkoutKey: string, email: string, now = Date.now()): void {
+  const record: PendingCheckout = { key: checkoutKey, email, at: now };
+  try {
+    window.sessionStorage.setItem(PENDING_CHECKOUT_STORAGE_KEY, JSON.stringify(record));
+  } catch {
+    // A full or blocked storage: the page simply does not prefill after a cancel.
+  }
+}
+
+/** The checkout of this program that left for Stripe from this tab, if any and recent. */
+export function readPendingCheckout(checkoutKey: string, now = Date.now()): PendingCheckout | null {
+  try {
+    return parsePendingCheckout(window.sessionStorage.getItem(PENDING_CHECKOUT_STORAGE_KEY), checkoutKey, now);
+  } catch {
+    return null;
+  }
+}
+
+/** Forgets the checkout that left for Stripe: on a new submit, and on the success page once paid. */
+export function clearPendingCheckout(): void {
+  try {
+    window.sessionStorage.removeItem(PENDING_CHECKOUT_STORAGE_KEY);
+  } catch {
+    // Storage blocked: there is nothing to clear.
   }
 }

@@ -1,21 +1,26 @@
 /**
- * /portal (docs/product.md §2 Portal): the welcome, the stat tiles (programs owned, total
+ * /portal (docs/product.md §2 Portal): the welcome (by first name once the profile has one; on a
+ * first visit "Welcome", with where the new program is), the stat tiles (programs owned, total
  * invested, lessons completed, member since), My Courses (each opening its course, with the
  * customer's progress) and the tiles to settings and purchase history. Built with its loading
  * state (skeletons); the data comes from the portal store, which the page starts fetching before
  * this island hydrates.
  */
-import { useEffect } from "react";
+import { useEffect, useSyncExternalStore } from "react";
 import { $auth } from "../../stores/session";
 import { lessonCount } from "../course/logic";
 import { ProgressBar } from "../course/ui";
 import {
   emailLocalPart,
+  firstVisitNote,
+  greetingName,
+  isFirstVisit,
   lessonsDone,
   memberSince,
   myCourses,
   portalProgress,
   portalStats,
+  welcomeHeading,
   type CourseCard,
   type PortalProgram,
 } from "./logic";
@@ -28,8 +33,20 @@ interface Props {
   programs: PortalProgram[];
 }
 
+/** Whether this is the customer's first visit (logic.ts `isFirstVisit`); the static HTML cannot know (false). */
+function useFirstVisit(): boolean {
+  return useSyncExternalStore(
+    noSubscription,
+    () => isFirstVisit(window.location.search),
+    () => false,
+  );
+}
+
+const noSubscription = () => () => {};
+
 export default function Dashboard({ programs }: Props) {
   const auth = useAtom($auth, AUTH_LOADING);
+  const firstVisit = useFirstVisit();
   const orders = useAtom($orders, LOADING);
   const profile = useAtom($profile, LOADING);
   const progress = useAtom($progress, LOADING);
@@ -41,6 +58,8 @@ export default function Dashboard({ programs }: Props) {
 
   const name = emailLocalPart(user?.email);
   const fullName = profile.status === "ready" ? profile.data?.full_name?.trim() : undefined;
+  // The name to greet by waits for the profile (a failed profile greets by the e-mail, as the spec does).
+  const greeting = user && profile.status !== "loading" ? greetingName(fullName, user.email) : null;
   const avatarUrl = profile.status === "ready" ? profile.data?.avatar_url : undefined;
   const stats = orders.status === "ready" ? portalStats(orders.data) : null;
   const courses = orders.status === "ready" ? myCourses(orders.data, programs) : null;
@@ -57,12 +76,12 @@ export default function Dashboard({ programs }: Props) {
           <Avatar url={avatarUrl} name={fullName || name} size="sm" />
         )}
         <div className="min-w-0">
-          <h1 id="welcome-heading" className="text-3xl font-bold tracking-tight text-white sm:text-4xl">
-            {user ? (
-              <>Welcome back, {name}</>
+          <h1 id="welcome-heading" className="break-words text-3xl font-bold tracking-tight text-white sm:text-4xl">
+            {greeting !== null ? (
+              welcomeHeading(greeting, firstVisit)
             ) : (
               <span className="flex flex-wrap items-center gap-x-3">
-                Welcome back
+                {firstVisit ? "Welcome" : "Welcome back"}
                 <Skeleton className="h-8 w-32" />
               </span>
             )}
@@ -78,6 +97,7 @@ export default function Dashboard({ programs }: Props) {
                 {fullName ? `${fullName} · ${user.email ?? ""}` : `Signed in as ${user.email ?? name}`}
               </p>
             )}
+            {firstVisit && courses && <FirstVisitNote courses={courses} />}
           </div>
         </div>
       </section>
@@ -139,6 +159,32 @@ export default function Dashboard({ programs }: Props) {
         </ul>
       </section>
     </div>
+  );
+}
+
+/** A first visit's line under the welcome: their account is ready, and where their program is. */
+function FirstVisitNote({ courses }: { courses: { active: CourseCard[]; processing: CourseCard[] } }) {
+  const note = firstVisitNote(courses);
+  const link = "font-semibold text-violet-300 underline underline-offset-4 hover:text-white";
+  return (
+    <p className="mt-3 text-white">
+      Your account is ready.{" "}
+      {note.kind === "ready" &&
+        (note.course.course ? (
+          <>
+            <a href={note.course.course} className={link}>
+              {note.course.name}
+            </a>{" "}
+            is waiting for you under My Courses: start with its first lesson whenever you like.
+          </>
+        ) : (
+          <>{note.course.name} is waiting for you under My Courses.</>
+        ))}
+      {note.kind === "clearing" && (
+        <>{note.course.name} appears under My Courses as soon as your bank payment clears.</>
+      )}
+      {note.kind === "none" && <>The programs you buy appear under My Courses.</>}
+    </p>
   );
 }
 

@@ -1,7 +1,8 @@
 /**
  * /portal/settings/purchase-history (docs/product.md §2 Portal, §3, §4, §8): the customer's
- * orders, newest first, with the program's name and image, the date, the amount and a status
- * badge. A failed fetch is logged by the store; the page says so calmly, never the raw error.
+ * orders, newest first, with the program's name and image, the order reference the customer can
+ * quote, the date, the amount, a status badge, and Stripe's receipt where it has one. A failed
+ * fetch is logged by the store; the page says so calmly, never the raw error.
  */
 import { newestFirst, purchaseView, type PortalProgram } from "./logic";
 import { $orders, LOADING } from "./store";
@@ -77,17 +78,45 @@ export default function PurchaseHistory({ programs }: Props) {
                 {/* Wide enough for a program's name: on a phone the amount and status wrap below it. */}
                 <div className="min-w-40 flex-1">
                   <h3 className="font-semibold text-white">{purchase.productName}</h3>
-                  <p className="mt-1 text-sm text-slate-300">
+                  <p className="mt-1 flex flex-wrap gap-x-2 text-sm text-slate-300">
+                    {purchase.reference && (
+                      <>
+                        <span className="whitespace-nowrap">Order {purchase.reference}</span>
+                        <span aria-hidden="true">·</span>
+                      </>
+                    )}
                     {purchase.purchaseDate ? (
-                      <time dateTime={purchase.purchaseDate}>{purchase.purchaseDateText}</time>
+                      <time dateTime={purchase.purchaseDate} className="whitespace-nowrap">
+                        {purchase.purchaseDateText}
+                      </time>
                     ) : (
-                      "Date unknown"
+                      <span>Date unknown</span>
                     )}
                   </p>
                 </div>
-                <div className="ml-auto flex items-center gap-4">
-                  <p className="text-base font-semibold tabular-nums text-white">{purchase.amount}</p>
-                  <Badge tone={purchase.status.tone}>{purchase.status.label}</Badge>
+                <div className="ml-auto flex flex-col items-end gap-2">
+                  <div className="flex items-center gap-4">
+                    <p className="text-base font-semibold tabular-nums text-white">{purchase.amount}</p>
+                    <Badge tone={purchase.status.tone}>{purchase.status.label}</Badge>
+                  </div>
+                  {purchase.receiptUrl && (
+                    <a
+                      href={purchase.receiptUrl}
+                      target="_blank"
+                      rel="noopener"
+                      className="inline-flex items-center gap-1 text-sm font-medium text-violet-300 underline underline-offset-4 hover:text-white"
+                    >
+                      View receipt
+                      <span className="sr-only">
+                        {purchase.reference ? ` for order ${purchase.reference}` : ` for ${purchase.productName}`}{" "}
+                        (opens in a new tab)
+                      </span>
+                      <svg viewBox="0 0 20 20" className="size-4 shrink-0" fill="currentColor" aria-hidden="true">
+                        <path d="M11 3a1 1 0 1 0 0 2h2.59l-6.3 6.3a1 1 0 1 0 1.42 1.4L15 6.42V9a1 1 0 1 0 2 0V4a1 1 0 0 0-1-1h-5Z" />
+                        <path d="M5 5a2 2 0 0 0-2 2v8a2 2 0 0 0 2 2h8a2 2 0 0 0 2-2v-3a1 1 0 1 0-2 0v3H5V7h3a1 1 0 0 0 0-2H5Z" />
+                      </svg>
+                    </a>
+                  )}
                 </div>
               </li>
             ))}

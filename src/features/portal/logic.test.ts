@@ -8,19 +8,25 @@ import {
   contactFields,
   contactValues,
   emailLocalPart,
+  firstVisitNote,
+  greetingName,
+  isFirstVisit,
   loginRedirect,
   memberSince,
   MESSAGES,
   myCourses,
   newestFirst,
   orderDate,
+  orderReference,
   portalStats,
   programOf,
   purchaseView,
   lessonsDone,
   portalProgress,
+  receiptLink,
   statusBadge,
   versionedUrl,
+  welcomeHeading,
   type PortalProgram,
 } from "./logic";
 
@@ -72,6 +78,8 @@ function order(status: OrderRow["order_status"], productKey: string, cents: numb
     order_status: status,
     product_key: productKey,
     order_date: date,
+    order_reference: null,
+    receipt_url: null,
   };
 }
 
@@ -82,6 +90,44 @@ describe("welcome and member since", () => {
     expect(emailLocalPart("no-at-sign")).toBe("no-at-sign");
     expect(emailLocalPart(undefined)).toBe("");
     expect(emailLocalPart("")).toBe("");
+  });
+
+  it("greets by the profile's first name, else by the local part of the e-mail", () => {
+    expect(greetingName("Dana Whitaker", "demo@advisoraccelerator.com")).toBe("Dana");
+    expect(greetingName("  Jean-Luc   Picard ", "x@example.com")).toBe("Jean-Luc");
+    expect(greetingName("Cher", "x@example.com")).toBe("Cher");
+    // A title or an initial first: the whole name, not "Dr." or "J.".
+    expect(greetingName("Dr. Amara Okafor", "x@example.com")).toBe("Dr. Amara Okafor");
+    expect(greetingName("J. Robert Oppenheimer", "x@example.com")).toBe("J. Robert Oppenheimer");
+    for (const empty of [null, undefined, "", "   "])
+      expect(greetingName(empty, "dana@example.com"), String(empty)).toBe("dana");
+  });
+
+  it("says Welcome on the first visit (from the set-password page), Welcome back after", () => {
+    expect(isFirstVisit("?welcome=1")).toBe(true);
+    expect(isFirstVisit("?x=2&welcome=1")).toBe(true);
+    for (const search of ["", "?welcome=0", "?welcome=", "?welcome=yes", "?other=1"])
+      expect(isFirstVisit(search), search).toBe(false);
+    expect(welcomeHeading("Dana", true)).toBe("Welcome, Dana");
+    expect(welcomeHeading("Dana", false)).toBe("Welcome back, Dana");
+    expect(welcomeHeading("", false)).toBe("Welcome back");
+  });
+
+  it("points a first visit to the program just bought under My Courses", () => {
+    const mine = myCourses(
+      [
+        order("completed", "OS_ACCELERATOR", 299_900, "2026-11-20T00:00:00Z"),
+        order("completed", "GROWTH_MINDSET", 30_000, "2026-10-01T00:00:00Z"),
+      ],
+      PROGRAMS,
+    );
+    expect(firstVisitNote(mine)).toMatchObject({
+      kind: "ready",
+      course: { name: "Advisor OS Accelerator", course: "/portal/courses/os-accelerator" },
+    });
+    const clearing = myCourses([order("pending", "AI_ACCELERATOR", 1_500_000, "2026-11-20T00:00:00Z")], PROGRAMS);
+    expect(firstVisitNote(clearing)).toMatchObject({ kind: "clearing", course: { name: "AI Advisor Accelerator" } });
+    expect(firstVisitNote(myCourses([], PROGRAMS))).toEqual({ kind: "none" });
   });
 
   it("says the month and year the account was created, in en-US", () => {
@@ -216,6 +262,39 @@ describe("purchase history", () => {
     expect(odd.productName).toBe("Course Purchase");
     expect(odd.productImage).toBeUndefined();
     expect(odd.amount).toBe("€19.99");
+  });
+
+  it("shows the order reference and Stripe's receipt where the view has them", () => {
+    const view = purchaseView(
+      {
+        ...order("refunded", "OS_ACCELERATOR", 299_900, "2026-11-21T15:00:00Z"),
+        order_reference: "3F9A27C1",
+        receipt_url: "https://pay.stripe.com/receipts/payment/CAcaFwoVYWNjdF8x",
+      },
+      PROGRAMS,
+      "UTC",
+    );
+    expect(view).toMatchObject({
+      reference: "3F9A27C1",
+      amount: "$2,999",
+      status: { label: "Refunded", tone: "grey" },
+      receiptUrl: "https://pay.stripe.com/receipts/payment/CAcaFwoVYWNjdF8x",
+    });
+    const bare = purchaseView(order("pending", "AI_ACCELERATOR", 1_500_000, "2026-11-21T15:00:00Z"), PROGRAMS);
+    expect(bare.reference).toBeNull();
+    expect(bare.receiptUrl).toBeNull();
+  });
+
+  it("shows only a reference of 8 hex digits, and only an http(s) receipt link", () => {
+    expect(orderReference("3f9a27c1")).toBe("3F9A27C1");
+    for (const value of [null, undefined, "", "3F9A27C", "3F9A27C1D", "ZZZZZZZZ", "<b>3F9A</b>"])
+      expect(orderReference(value), String(value)).toBeNull();
+    expect(receiptLink("https://pay.stripe.com/receipts/x")).toBe("https://pay.stripe.com/receipts/x");
+    expect(receiptLink("http://localhost:4321/_local/stripe/receipts/x")).toBe(
+      "http://localhost:4321/_local/stripe/receipts/x",
+    );
+    for (const value of [null, undefined, "", "javascript:alert(1)", "data:text/html,hi", "/receipts/x", "not a url"])
+      expect(receiptLink(value), String(value)).toBeNull();
   });
 
   it("lists orders newest first", () => {

@@ -32,6 +32,56 @@ export function emailLocalPart(email: string | undefined | null): string {
   return at < 0 ? email : email.slice(0, at);
 }
 
+/**
+ * Whom the portal greets: the profile's first name when the customer has given their name (the
+ * first word of `full_name`, or the whole name when that word is a title such as "Dr."), else the
+ * spec's local part of the e-mail (docs/product.md §2 Portal).
+ */
+export function greetingName(fullName: string | null | undefined, email: string | undefined | null): string {
+  const name = fullName?.trim().replace(/\s+/g, " ") ?? "";
+  if (!name) return emailLocalPart(email);
+  const first = name.split(" ")[0]!;
+  return first.length > 1 && !first.endsWith(".") ? first : name;
+}
+
+/**
+ * The portal's address for a customer's first visit: where the set-password page sends a new
+ * buyer once their password is set (src/features/auth/ResetPassword.tsx).
+ *
+ * A first visit is that arrival, and only that: the invite link is how every buyer's account
+ * starts (the webhook creates it, docs/architecture.md, Decisions), so arriving from it is the one
+ * moment we know is the first. Auth's sign-in times cannot tell it apart: verifying the link
+ * signs in too, so by the time the portal loads, every visit has a sign-in just before it.
+ */
+export const FIRST_VISIT_PATH = "/portal?welcome=1";
+
+/** Whether the portal's address says this is the customer's first visit (`?welcome=1`). */
+export function isFirstVisit(search: string): boolean {
+  return new URLSearchParams(search).get("welcome") === "1";
+}
+
+/** "Welcome, Dana" on a first visit, "Welcome back, Dana" after. */
+export function welcomeHeading(name: string, firstVisit: boolean): string {
+  const greeting = firstVisit ? "Welcome" : "Welcome back";
+  return name ? `${greeting}, ${name}` : greeting;
+}
+
+/**
+ * What a first visit says under the welcome: where the program they just bought is. The newest
+ * program they own, which My Courses lists first; or the one whose bank payment is clearing;
+ * or, with neither (an account made for another reason), just where programs appear.
+ */
+export function firstVisitNote(courses: {
+  active: readonly CourseCard[];
+  processing: readonly CourseCard[];
+}): { kind: "ready" | "clearing"; course: CourseCard } | { kind: "none" } {
+  const [ready] = courses.active;
+  if (ready) return { kind: "ready", course: ready };
+  const [clearing] = courses.processing;
+  if (clearing) return { kind: "clearing", course: clearing };
+  return { kind: "none" };
+}
+
 /** "October 2026": the month an account was created, in en-US; "" when unknown or invalid. */
 export function memberSince(createdAt: string | undefined | null, timeZone?: string): string {
   if (!createdAt) return "";
@@ -179,6 +229,11 @@ export function statusBadge(status: string | null | undefined): StatusBadge {
 /** An order as purchase history shows it (docs/product.md §3, Order as shown). */
 export interface PurchaseView {
   id: string;
+  /**
+   * What the customer quotes to the business: "3F9A27C1", 8 hex digits of the Checkout Session
+   * id (the view's order_reference, functions/_shared/order-reference.ts); null when the view has none.
+   */
+  reference: string | null;
   productName: string;
   productImage?: string;
   productImageAlt?: string;
@@ -189,12 +244,35 @@ export interface PurchaseView {
   /** "$15,000", from amount_total in cents. */
   amount: string;
   status: StatusBadge;
+  /** Stripe's receipt page for the payment, when Stripe has one. */
+  receiptUrl: string | null;
+}
+
+/** An order reference as the view gives it: 8 hex digits, upper case; anything else is not shown. */
+export function orderReference(value: string | null | undefined): string | null {
+  const reference = value?.trim().toUpperCase() ?? "";
+  return /^[0-9A-F]{8}$/.test(reference) ? reference : null;
+}
+
+/**
+ * A receipt link the page may open: an http(s) address (the database checks the same,
+ * supabase/migrations/20261127000100_after_payment.sql), so no other scheme ever becomes a link.
+ */
+export function receiptLink(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.href : null;
+  } catch {
+    return null;
+  }
 }
 
 export function purchaseView(order: OrderRow, programs: readonly PortalProgram[], timeZone?: string): PurchaseView {
   const program = programOf(programs, order.product_key);
   return {
     id: String(order.order_id ?? order.checkout_session_id ?? ""),
+    reference: orderReference(order.order_reference),
     productName: program?.name ?? UNKNOWN_PRODUCT_NAME,
     productImage: program?.image,
     productImageAlt: program?.imageAlt,
@@ -202,6 +280,7 @@ export function purchaseView(order: OrderRow, programs: readonly PortalProgram[]
     purchaseDateText: orderDate(order.order_date, timeZone),
     amount: formatCents(centsOf(order), order.currency ?? "usd"),
     status: statusBadge(order.order_status),
+    receiptUrl: receiptLink(order.receipt_url),
   };
 }
 

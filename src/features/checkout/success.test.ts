@@ -1,0 +1,54 @@
+/** The success page's views (docs/product.md §2 Payment success; a pending payment is never called successful). */
+import { describe, expect, it } from "vitest";
+import { type CheckoutStatus, successView } from "./success";
+
+const status = (state: CheckoutStatus["state"], email: string | null = "dana@example.com"): CheckoutStatus => ({
+  state,
+  program: { name: "Growth Mindset Mastery", key: "GROWTH_MINDSET", course: "/portal/courses/growth-mindset" },
+  amountCents: 30_000,
+  currency: "usd",
+  email,
+  reference: "3F9A27C1",
+});
+
+describe("the success page's view of its session", () => {
+  it("paid: the spec's page, with the program, the amount paid, the address and the order reference", () => {
+    const view = successView(status("paid"), false);
+    expect(view.state).toBe("paid");
+    expect(view.facts).toEqual([
+      ["Program", "Growth Mindset Mastery"],
+      ["Amount paid", "$300"],
+      ["Receipt and access sent to", "dana@example.com"],
+      ["Order reference", "3F9A27C1"],
+    ]);
+  });
+
+  it("a bank debit still clearing is 'processing', never paid, and says no amount was paid yet", () => {
+    const view = successView(status("processing"), false);
+    expect(view.state).toBe("processing");
+    expect(view.facts.map(([label]) => label)).toEqual(["Program", "Amount", "E-mail", "Order reference"]);
+    expect(view.fields).toMatchObject({ program: "Growth Mindset Mastery", email: "dana@example.com" });
+  });
+
+  it("a failed payment says so and offers the program's checkout again", () => {
+    const view = successView(status("failed"), false);
+    expect(view.state).toBe("failed");
+    expect(view.checkout).toBe("/checkout/GROWTH_MINDSET");
+  });
+
+  it("an open or expired session was not paid: 'incomplete'", () => {
+    expect(successView(status("open"), false).state).toBe("incomplete");
+    expect(successView(status("expired"), false).state).toBe("incomplete");
+  });
+
+  it("while asking it is 'checking'; when the status cannot be read, 'unknown' (no success claimed)", () => {
+    expect(successView(null, false).state).toBe("checking");
+    expect(successView(null, true).state).toBe("unknown");
+  });
+
+  it("without an address it names none", () => {
+    const view = successView(status("processing", null), false);
+    expect(view.facts.map(([label]) => label)).not.toContain("E-mail");
+    expect(view.fields.email).toBe("the address you gave");
+  });
+});

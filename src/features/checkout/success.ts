@@ -1,0 +1,67 @@
+/**
+ * The success page's reading of its Checkout Session (src/pages/checkout/success.astro): asks the
+ * `checkout-status` function (functions/checkout-status/handler.ts) where the payment stands and
+ * turns the answer into the view to show. Pure apart from `fetchStatus`, so the rules are unit
+ * tested: a payment still processing is never called successful, and one that failed says so.
+ */
+import type { CheckoutStatus } from "../../../functions/checkout-status/handler.ts";
+import { formatCents } from "../../lib/money";
+
+export type { CheckoutStatus };
+
+/**
+ * Which part of the page to show: the spec's paid page; processing (a bank debit clearing);
+ * failed; incomplete (open or expired: nothing was paid); unknown (the status could not be read:
+ * the order ID and what to expect, without claiming success); checking (still asking).
+ */
+export type SuccessState = "checking" | "paid" | "processing" | "failed" | "incomplete" | "unknown";
+
+export interface SuccessView {
+  state: SuccessState;
+  /** The order's facts, as label and value, in the order shown. */
+  facts: [string, string][];
+  /** Text to fill in, by `data-field` name. */
+  fields: Record<string, string>;
+  /** Where "try again" leads: the program's checkout. */
+  checkout: string | null;
+  /** The program's course in the member area. */
+  course: string | null;
+}
+
+export function successView(status: CheckoutStatus | null, failedToRead: boolean): SuccessView {
+  if (!status)
+    return { state: failedToRead ? "unknown" : "checking", facts: [], fields: {}, checkout: null, course: null };
+  const state: SuccessState = status.state === "open" || status.state === "expired" ? "incomplete" : status.state;
+  const amount = formatCents(status.amountCents, status.currency);
+  const facts: [string, string][] = [
+    ["Program", status.program.name],
+    [state === "paid" ? "Amount paid" : "Amount", amount],
+  ];
+  if (status.email) facts.push([state === "paid" ? "Receipt and access sent to" : "E-mail", status.email]);
+  facts.push(["Order reference", status.reference]);
+  return {
+    state,
+    facts,
+    fields: { program: status.program.name, amount, email: status.email ?? "the address you gave" },
+    checkout: `/checkout/${status.program.key}`,
+    course: status.program.course,
+  };
+}
+
+/** How often, and how many times, a page showing a processing payment asks again. */
+export const POLL_MS = 10_000;
+export const POLL_TIMES = 60;
+
+/** The status of `sessionId`, or null when the function cannot say (network, 4xx, 5xx). */
+export async function fetchStatus(functionsUrl: string, sessionId: string): Promise<CheckoutStatus | null> {
+  try {
+    const url = new URL(`${functionsUrl}/checkout-status`);
+    url.searchParams.set("session_id", sessionId);
+    const response = await fetch(url, { cache: "no-store" });
+    // The body is read either way: one left unread keeps the request open in the browser.
+    const body: unknown = await response.json();
+    return response.ok ? (body as CheckoutStatus) : null;
+  } catch {
+    return null;
+  }
+}
