@@ -14,7 +14,12 @@ import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { BOOKING_PATH, CONSULTATION_PATH, EMBED_SCRIPT_PATH } from "./scheduling.ts";
 import { WISTIA_PLAYER_PATH } from "./wistia.ts";
-import { exposedWarning, type Stack, startStack } from "./stack.ts";
+import { syncCatalogue } from "./catalogue.ts";
+import type { Stack } from "./stack.ts";
+
+// The stack is loaded after the catalogue is current (local/catalogue.ts): it reads it once.
+await syncCatalogue();
+const { exposedWarning, startStack } = await import("./stack.ts");
 
 const sitePort = Number(process.env.PORT || 4321);
 const apiPort = Number(process.env.API_PORT || 54321);

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { BOOKING_PATH, CONSULTATION_PATH, EMBED_SCRIPT_PATH } from "./scheduling.ts";
 import { WISTIA_PLAYER_PATH } from "./wistia.ts";
-import { DEMO_USER, exposedWarning, startStack } from "./stack.ts";
+import { syncCatalogue } from "./catalogue.ts";
 
 const { values } = parseArgs({
   options: {
@@ -40,6 +40,10 @@ if (!values.build && !existsSync(values.dir)) {
   process.exit(1);
 }
 if (values.reset) rmSync(values.data, { recursive: true, force: true });
+
+// The stack is loaded after the catalogue is current (local/catalogue.ts): it reads it once.
+await syncCatalogue();
+const { DEMO_USER, exposedWarning, startStack } = await import("./stack.ts");
 
 /** Builds the site into `dir` for this stack: the stand-ins' embeds, supabase-js pointed here. */
 function build(url: string, dir: string): Promise<void> {

@@ -3,10 +3,11 @@
  * collection (content/programs/*.yaml): content id, checkout key, Stripe price lookup key, name, description
  * and price in cents. The functions run on Supabase Edge, where content/ is not deployed, so they
  * read this generated file; tests/unit/catalogue-file.test.ts fails when it no longer matches the
- * content. Usage: npm run catalogue  (after editing a program's name, price or keys)
+ * content. `npm start` and `npm run dev` run it first, so a price edited in content/programs/ is what
+ * the local checkout charges at the next start. Usage: npm run catalogue [-- --quiet]
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { load } from "js-yaml";
 import { format, resolveConfig } from "prettier";
@@ -54,7 +55,28 @@ export const CATALOGUE: readonly CatalogueProduct[] = ${JSON.stringify(products,
   return format(source, { ...(await resolveConfig(CATALOGUE_FILE)), filepath: CATALOGUE_FILE });
 }
 
+/**
+ * Brings `file` in line with the program collection: writes it when it differs. Answers "updated"
+ * or "current".
+ */
+export async function syncCatalogue(contentDir = join(root, "content"), file = CATALOGUE_FILE) {
+  const source = await catalogueSource(contentDir);
+  let current = null;
+  try {
+    current = readFileSync(file, "utf8");
+  } catch {
+    // No file yet: written below.
+  }
+  if (current === source) return "current";
+  writeFileSync(file, source);
+  return "updated";
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  writeFileSync(CATALOGUE_FILE, await catalogueSource());
-  console.log(`Wrote ${CATALOGUE_FILE}`);
+  // --quiet: a line only when something changed (npm start and npm run dev run it each time).
+  const outcome = await syncCatalogue();
+  const name = relative(process.cwd(), CATALOGUE_FILE);
+  if (outcome === "updated")
+    console.log(`Updated ${name} from content/programs/: the functions sell what the pages show.`);
+  else if (!process.argv.includes("--quiet")) console.log(`${name} already matches content/programs/.`);
 }

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineCollection, reference } from "astro:content";
-import { file, glob, type Loader } from "astro/loaders";
+import { glob, type Loader } from "astro/loaders";
 import { load } from "js-yaml";
 import {
   advisorOsPageSchema,
@@ -38,6 +39,57 @@ const folder = (dir: string, pattern = "*.yaml") => glob({ base: `./content/${di
 
 /** One page's copy, content/pages/<name>, checked by that page's own schema. */
 const page = (name: string) => glob({ base: "./content/pages", pattern: name, generateId: fileName });
+
+/**
+ * The entries of one YAML file of content/: a map of entries by name (the name is the id). Astro's
+ * `file()` loader logs a file it cannot read or parse and builds on without its entries (one stray
+ * quote in content/lead-pages.yaml dropped every lead page, and every Apply button's target, with
+ * exit 0); here anything wrong fails the build, naming the file and, for YAML, the line and
+ * column. An entry written twice under one name is an error too (js-yaml refuses duplicate keys).
+ */
+function readDataFile(path: string, name: string): [string, Record<string, unknown>][] {
+  if (!existsSync(path)) throw new Error(`${name}: the file is missing`);
+  let data: unknown;
+  try {
+    data = load(readFileSync(path, "utf8"), { filename: name });
+  } catch (error) {
+    // js-yaml's message names the file, the line and column, and shows the line; `loc` is where
+    // Astro's error report says the error is (the content file, not this loader).
+    const mark = (error as { mark?: { line: number; column: number } }).mark;
+    throw Object.assign(new Error(`${name} cannot be read as YAML: ${(error as Error).message}`, { cause: error }), {
+      ...(mark ? { loc: { file: path, line: mark.line + 1, column: mark.column + 1 } } : {}),
+    });
+  }
+  if (!data || typeof data !== "object" || Array.isArray(data))
+    throw new Error(`${name} must be a map of entries by name (name: followed by the entry's fields)`);
+  return Object.entries(data as Record<string, Record<string, unknown>>);
+}
+
+/**
+ * One collection from one YAML file of content/ (readDataFile), each entry checked by the schema.
+ * Under `npm run dev` an edit that breaks the file is reported and the last good entries stay.
+ */
+function dataFile(name: string): Loader {
+  return {
+    name: "data-file",
+    async load({ config, store, parseData, watcher, logger }) {
+      const path = fileURLToPath(new URL(name, config.root));
+      const stored = relative(fileURLToPath(config.root), path).split(sep).join("/");
+      const sync = async () => {
+        const entries = readDataFile(path, name);
+        const parsed = [];
+        for (const [id, data] of entries) parsed.push({ id, data: await parseData({ id, data, filePath: path }) });
+        store.clear();
+        for (const entry of parsed) store.set({ ...entry, filePath: stored });
+      };
+      await sync();
+      watcher?.add(path);
+      watcher?.on("change", (changed) => {
+        if (changed === path) sync().catch((error: unknown) => logger.error((error as Error).message));
+      });
+    },
+  };
+}
 
 /** content/, found from this file so that `astro --root` works too. */
 const contentDir = fileURLToPath(new URL("../content", import.meta.url));
@@ -114,25 +166,25 @@ function lessons(): Loader {
 }
 
 export const collections = {
-  site: defineCollection({ loader: file("./content/site.yaml"), schema: siteSchema(ref) }),
+  site: defineCollection({ loader: dataFile("./content/site.yaml"), schema: siteSchema(ref) }),
   programs: defineCollection({ loader: folder("programs"), schema: programSchema }),
   testimonials: defineCollection({ loader: folder("testimonials"), schema: testimonialSchema(ref) }),
-  endorsements: defineCollection({ loader: file("./content/endorsements.yaml"), schema: endorsementSchema }),
-  stats: defineCollection({ loader: file("./content/stats.yaml"), schema: statSchema }),
-  whyChoose: defineCollection({ loader: file("./content/why-choose.yaml"), schema: whyChooseSchema }),
-  audienceTiers: defineCollection({ loader: file("./content/audience-tiers.yaml"), schema: audienceTierSchema }),
+  endorsements: defineCollection({ loader: dataFile("./content/endorsements.yaml"), schema: endorsementSchema }),
+  stats: defineCollection({ loader: dataFile("./content/stats.yaml"), schema: statSchema }),
+  whyChoose: defineCollection({ loader: dataFile("./content/why-choose.yaml"), schema: whyChooseSchema }),
+  audienceTiers: defineCollection({ loader: dataFile("./content/audience-tiers.yaml"), schema: audienceTierSchema }),
   curricula: defineCollection({ loader: folder("curricula"), schema: curriculumSchema(ref) }),
-  phases: defineCollection({ loader: file("./content/phases.yaml"), schema: phaseSchema(ref) }),
-  leadPages: defineCollection({ loader: file("./content/lead-pages.yaml"), schema: leadPageSchema }),
+  phases: defineCollection({ loader: dataFile("./content/phases.yaml"), schema: phaseSchema(ref) }),
+  leadPages: defineCollection({ loader: dataFile("./content/lead-pages.yaml"), schema: leadPageSchema }),
   programPages: defineCollection({ loader: folder("program-pages"), schema: programPageSchema(ref) }),
-  successMetrics: defineCollection({ loader: file("./content/success-metrics.yaml"), schema: statSchema }),
+  successMetrics: defineCollection({ loader: dataFile("./content/success-metrics.yaml"), schema: statSchema }),
   programsPage: defineCollection({ loader: page("programs.yaml"), schema: programsPageSchema }),
   purchaseCoursePage: defineCollection({ loader: page("purchase-course.yaml"), schema: purchaseCoursePageSchema }),
   transformationPage: defineCollection({ loader: page("transformation.mdx"), schema: transformationPageSchema(ref) }),
   mindsetPage: defineCollection({ loader: page("mindset.mdx"), schema: mindsetPageSchema(ref) }),
   advisorOsPage: defineCollection({ loader: page("advisor-os.mdx"), schema: advisorOsPageSchema(ref) }),
-  offers: defineCollection({ loader: file("./content/offers.yaml"), schema: offerSchema }),
-  charts: defineCollection({ loader: file("./content/charts.yaml"), schema: chartSchema }),
+  offers: defineCollection({ loader: dataFile("./content/offers.yaml"), schema: offerSchema }),
+  charts: defineCollection({ loader: dataFile("./content/charts.yaml"), schema: chartSchema }),
   legal: defineCollection({ loader: folder("legal", "*.md"), schema: legalSchema }),
   lessons: defineCollection({ loader: lessons(), schema: lessonSchema(ref, courseFacts) }),
 };

@@ -6,7 +6,9 @@
 import { load } from "js-yaml";
 
 export function siteUrl(siteYaml: string, override?: string): string {
-  const url = override?.trim() || (load(siteYaml) as { site?: { url?: unknown } } | null)?.site?.url;
+  const url =
+    override?.trim() ||
+    (load(siteYaml, { filename: "content/site.yaml" }) as { site?: { url?: unknown } } | null)?.site?.url;
   if (typeof url !== "string" || !/^https?:\/\//.test(url)) {
     throw new Error(
       override?.trim()

@@ -2,10 +2,13 @@
  * functions/_shared/catalogue.ts is generated from content/programs/*.yaml (scripts/catalogue.mjs):
  * the functions charge what the pages show only while the two agree.
  */
-import { readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CATALOGUE_FILE, catalogueSource } from "../../scripts/catalogue.mjs";
+import { CATALOGUE_FILE, catalogueSource, syncCatalogue } from "../../scripts/catalogue.mjs";
 import { CATALOGUE } from "../../functions/_shared/catalogue.ts";
+import { loadPrograms } from "./content-files";
 
 describe("the functions' catalogue", () => {
   it("is what scripts/catalogue.mjs writes from the program collection now (run `npm run catalogue` if not)", async () => {
@@ -18,8 +21,27 @@ describe("the functions' catalogue", () => {
     for (const product of CATALOGUE) expect(Number.isInteger(product.priceCents) && product.priceCents > 0).toBe(true);
   });
 
-  it("sells the spec's three programs at the spec's prices (docs/product.md §9)", () => {
-    const prices = Object.fromEntries(CATALOGUE.map((p) => [p.key, p.priceCents]));
-    expect(prices).toEqual({ AI_ACCELERATOR: 1_500_000, OS_ACCELERATOR: 299_900, GROWTH_MINDSET: 30_000 });
+  it("sells every program of content/programs/ at the price its page shows, and nothing else", () => {
+    const sold = Object.fromEntries(CATALOGUE.map((p) => [p.key, p.priceCents]));
+    const shown = Object.fromEntries(loadPrograms().map((p) => [p.checkoutKey, p.priceCents]));
+    expect(sold).toEqual(shown);
+  });
+
+  it("follows a price edited in content at the next `npm start` (syncCatalogue), and leaves a current file alone", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "catalogue-"));
+    try {
+      cpSync(join(import.meta.dirname, "../../content/programs"), join(dir, "content/programs"), { recursive: true });
+      const file = join(dir, "catalogue.ts");
+      writeFileSync(file, readFileSync(CATALOGUE_FILE, "utf8"));
+      expect(await syncCatalogue(join(dir, "content"), file)).toBe("current");
+
+      const program = join(dir, "content/programs/growth-mindset.yaml");
+      writeFileSync(program, readFileSync(program, "utf8").replace(/^priceCents: \d+$/m, "priceCents: 34500"));
+      expect(await syncCatalogue(join(dir, "content"), file)).toBe("updated");
+      expect(readFileSync(file, "utf8")).toContain("priceCents: 34500");
+      expect(await syncCatalogue(join(dir, "content"), file)).toBe("current");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -110,6 +110,52 @@ describe("astro build on broken content", () => {
     return { ...result, target: join(result.dir, "content", file) };
   }
 
+  /** A value's closing quote left out on the file's first `key: value` line, as a hurried edit does. */
+  const unclosedQuote = (text: string) => text.replace(/^(\s*-?\s*[\w-]+: )([^"'\n|>][^\n]*)$/m, '$1"$2');
+
+  it(
+    "fails on any content file that does not parse, a single-file collection too, naming the file and the line",
+    { timeout: 180_000 },
+    async () => {
+      // Every file Astro's file() loader used to skip with a logged error and exit 0, and one
+      // file of a folder collection and of a page.
+      const files = [
+        "site.yaml",
+        "endorsements.yaml",
+        "stats.yaml",
+        "why-choose.yaml",
+        "audience-tiers.yaml",
+        "phases.yaml",
+        "lead-pages.yaml",
+        "success-metrics.yaml",
+        "offers.yaml",
+        "charts.yaml",
+        "programs/os-accelerator.yaml",
+        "pages/programs.yaml",
+      ];
+      const results = [];
+      // Two at a time: each is a whole `astro sync` of a copy of the project.
+      for (let i = 0; i < files.length; i += 2) {
+        results.push(...(await Promise.all(files.slice(i, i + 2).map((file) => syncWith(file, unclosedQuote)))));
+      }
+      for (const [i, result] of results.entries()) {
+        expect(result.failed, files[i]).toBe(true);
+        // js-yaml's "(line:column)" for the YAML files, Astro's "file:line:column" for a folder's.
+        const name = files[i]!.replace(".", "\\.");
+        expect(result.output, files[i]).toMatch(new RegExp(`${name}(:\\d+:\\d+|[^\\n]*\\(\\d+:\\d+\\))`));
+      }
+    },
+  );
+
+  it("fails on an entry written twice under one name (a copied block not renamed), naming the file and the line", async () => {
+    const result = await syncWith(
+      "stats.yaml",
+      (t) => `${t.trimEnd()}\n${t.slice(t.indexOf("aum-growth:"), t.indexOf("hours-saved:"))}`,
+    );
+    expect(result.failed).toBe(true);
+    expect(result.output).toMatch(/stats\.yaml cannot be read as YAML: duplicated mapping key[^\n]*\(\d+:\d+\)/);
+  });
+
   it("fails on a price that is not whole cents, naming the file and the field", async () => {
     const result = await syncWith("programs/os-accelerator.yaml", (t) =>
       t.replace("priceCents: 299900", "priceCents: 2999.5"),
