@@ -1,6 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { formatCents } from "../../src/lib/money";
 import { loadPrograms } from "../unit/content-files";
+import { priceOf } from "./prices";
 
 /** The catalogue the checkout charges from (content/programs/*.yaml). */
 const CATALOGUE = loadPrograms();
@@ -106,7 +107,9 @@ test.describe("programs overview", () => {
       ]);
       const row = (name: string) => table.getByRole("row").filter({ has: page.getByRole("rowheader", { name }) });
       await expect(row("Length").getByRole("cell")).toHaveText(["Self-paced", "12 weeks", "12 weeks"]);
-      await expect(row("Investment").getByRole("cell")).toHaveText(["$300", "$15,000", "$2,999"]);
+      await expect(row("Investment").getByRole("cell")).toHaveText(
+        ["GROWTH_MINDSET", "AI_ACCELERATOR", "OS_ACCELERATOR"].map(priceOf),
+      );
 
       const metrics = page.locator("section", { has: page.locator("#metrics-heading") });
       for (const [value, label] of [
@@ -135,9 +138,9 @@ test.describe("programs overview", () => {
 test("purchase page: each program at its checkout price with a button to its checkout", async ({ page }) => {
   await page.goto("/purchase-course");
   for (const [name, price, key] of [
-    ["Growth Mindset Mastery", "$300", "GROWTH_MINDSET"],
-    ["AI Advisor Accelerator", "$15,000", "AI_ACCELERATOR"],
-    ["Advisor OS Accelerator", "$2,999", "OS_ACCELERATOR"],
+    ["Growth Mindset Mastery", priceOf("GROWTH_MINDSET"), "GROWTH_MINDSET"],
+    ["AI Advisor Accelerator", priceOf("AI_ACCELERATOR"), "AI_ACCELERATOR"],
+    ["Advisor OS Accelerator", priceOf("OS_ACCELERATOR"), "OS_ACCELERATOR"],
   ] as const) {
     const card = main(page)
       .getByRole("listitem")
