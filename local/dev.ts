@@ -14,10 +14,10 @@ import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { BOOKING_PATH, CONSULTATION_PATH, EMBED_SCRIPT_PATH } from "./scheduling.ts";
 import { WISTIA_PLAYER_PATH } from "./wistia.ts";
-import { syncCatalogue } from "./catalogue.ts";
+import { runNode, syncCatalogue } from "./run.ts";
 import type { Stack } from "./stack.ts";
 
-// The stack is loaded after the catalogue is current (local/catalogue.ts): it reads it once.
+// The stack is loaded after the catalogue is current (local/run.ts): it reads it once.
 await syncCatalogue();
 const { exposedWarning, startStack } = await import("./stack.ts");
 
@@ -89,11 +89,12 @@ async function publishLessons(): Promise<boolean> {
     await mkdir(dirname(copy), { recursive: true });
     await copyFile(join(root, "content", "lessons", program!, "downloads", file!), copy);
   }
-  const publisher = spawn(process.execPath, [join(root, "scripts", "course.ts"), "publish", "--bundle", bundleDir], {
-    stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, SUPABASE_URL: stack.url, SUPABASE_SERVICE_ROLE_KEY: stack.serviceKey },
-  });
-  return new Promise((resolve) => publisher.on("exit", (code) => resolve(code === 0)));
+  return runNode([join(root, "scripts", "course.ts"), "publish", "--bundle", bundleDir], "publishing the lessons", {
+    env: { SUPABASE_URL: stack.url, SUPABASE_SERVICE_ROLE_KEY: stack.serviceKey },
+  }).then(
+    () => true,
+    () => false,
+  );
 }
 
 // The dev server takes a few seconds to answer; then publish, and again on every lesson change.

@@ -10,13 +10,12 @@
  * (--reset empties the data folder first, for a run that starts from the seed alone; --jwt-expiry
  * replaces config.toml's access-token lifetime, for tests of sessions that outlive many tokens.)
  */
-import { spawn } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { BOOKING_PATH, CONSULTATION_PATH, EMBED_SCRIPT_PATH } from "./scheduling.ts";
 import { WISTIA_PLAYER_PATH } from "./wistia.ts";
-import { syncCatalogue } from "./catalogue.ts";
+import { runNode, syncCatalogue } from "./run.ts";
 
 const { values } = parseArgs({
   options: {
@@ -41,17 +40,16 @@ if (!values.build && !existsSync(values.dir)) {
 }
 if (values.reset) rmSync(values.data, { recursive: true, force: true });
 
-// The stack is loaded after the catalogue is current (local/catalogue.ts): it reads it once.
+// The stack is loaded after the catalogue is current (local/run.ts): it reads it once.
 await syncCatalogue();
 const { DEMO_USER, exposedWarning, startStack } = await import("./stack.ts");
 
 /** Builds the site into `dir` for this stack: the stand-ins' embeds, supabase-js pointed here. */
 function build(url: string, dir: string): Promise<void> {
   const astro = join(import.meta.dirname, "..", "node_modules", "astro", "bin", "astro.mjs");
-  const child = spawn(process.execPath, [astro, "build", "--outDir", dir], {
-    stdio: ["ignore", "ignore", "inherit"],
+  return runNode([astro, "build", "--outDir", dir], "the site's build", {
+    quiet: true,
     env: {
-      ...process.env,
       ASTRO_TELEMETRY_DISABLED: "1",
       PUBLIC_SUPABASE_URL: url,
       EMBED_CONSULTATION_FORM_URL: `${url}${CONSULTATION_PATH}`,
@@ -60,9 +58,6 @@ function build(url: string, dir: string): Promise<void> {
       EMBED_WISTIA_PLAYER_URL: `${url}${WISTIA_PLAYER_PATH}`,
     },
   });
-  return new Promise((resolve, reject) =>
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`the site's build failed (exit ${code})`)))),
-  );
 }
 
 /**
@@ -71,15 +66,10 @@ function build(url: string, dir: string): Promise<void> {
  */
 function publishCourse(url: string, serviceKey: string, dir: string): Promise<void> {
   const script = join(import.meta.dirname, "..", "scripts", "course.ts");
-  const child = spawn(process.execPath, [script, "publish", "--dir", dir, "--quiet"], {
-    stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, SUPABASE_URL: url, SUPABASE_SERVICE_ROLE_KEY: serviceKey },
+  return runNode([script, "publish", "--dir", dir, "--quiet"], "publishing the course", {
+    quiet: true,
+    env: { SUPABASE_URL: url, SUPABASE_SERVICE_ROLE_KEY: serviceKey },
   });
-  return new Promise((resolve, reject) =>
-    child.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`publishing the course failed (exit ${code})`)),
-    ),
-  );
 }
 
 const listen = process.env.HOST || undefined;

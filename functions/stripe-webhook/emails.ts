@@ -56,20 +56,20 @@ const WAIT_FOR_LINK_MS = 3_000;
  */
 async function setPasswordUrl(admin: SupabaseClient, site: string, claimed: ClaimedEmail): Promise<string | null> {
   if (claimed.confirmed) return null;
-  const account = { email: claimed.email };
+  const { email } = claimed;
   let hash = claimed.link_token_hash;
   for (let waited = 0; !hash; waited += 100) {
-    const kept = await admin.rpc("set_password_link", { p_email: account.email });
+    const kept = await admin.rpc("set_password_link", { p_email: email });
     if (kept.error) throw new Error(`Reading the set-password link failed: ${kept.error.message}`);
     const answer = kept.data as { hash?: string; claimed?: boolean };
     if (answer.hash) hash = answer.hash;
     else if (answer.claimed) {
-      const { data, error } = await admin.auth.admin.generateLink({ type: "invite", email: account.email });
+      const { data, error } = await admin.auth.admin.generateLink({ type: "invite", email });
       // Confirmed since we looked (a password set from an earlier e-mail): no link needed.
       if (error?.code === "email_exists") return null;
       if (error || !data.properties) throw new Error(`Making the set-password link failed: ${error?.message}`);
       hash = data.properties.hashed_token;
-      const stored = await admin.rpc("keep_set_password_link", { p_email: account.email, p_hash: hash });
+      const stored = await admin.rpc("keep_set_password_link", { p_email: email, p_hash: hash });
       if (stored.error) throw new Error(`Keeping the set-password link failed: ${stored.error.message}`);
     } else if (waited >= WAIT_FOR_LINK_MS) {
       throw new Error("Another delivery is still making the buyer's set-password link");
@@ -145,13 +145,16 @@ export async function deliverOrderEmails(
   return report;
 }
 
-/** Sessions with e-mails still to send: queued ones, and claims left unfinished. */
+/**
+ * Sessions with e-mails still to send: queued, or being sent. Which of a session's e-mails may be
+ * taken now (a claim left unfinished for two minutes, not a fresh one) is `claim_order_emails`'s
+ * rule alone; for a fresh claim it hands over nothing.
+ */
 export async function sessionsWithQueuedEmails(admin: SupabaseClient): Promise<string[]> {
-  const stale = new Date(Date.now() - 2 * 60_000).toISOString();
   const { data, error } = await admin
     .from("order_emails")
     .select("checkout_session_id")
-    .or(`status.eq.queued,and(status.eq.sending,claimed_at.lt.${stale})`);
+    .in("status", ["queued", "sending"]);
   if (error) throw new Error(`Reading queued e-mails failed: ${error.message}`);
   return [...new Set((data as { checkout_session_id: string }[]).map((row) => row.checkout_session_id))];
 }
