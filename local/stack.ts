@@ -250,9 +250,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     return closing;
   };
   if (options.stripe?.catalogue !== false) {
-    // The programs on sale, as `npm run stripe:setup` makes them at Stripe (idempotent).
+    // The programs on sale, as `npm run stripe:setup -- --archive` makes them at Stripe (idempotent):
+    // the local functions always carry the current catalogue, so old prices are archived at once.
     const client = stripeClient({ STRIPE_SECRET_KEY: stripe.handle.secretKey, STRIPE_API_URL: url });
-    await setupCatalogue(client, CATALOGUE).catch(async (error: unknown) => {
+    await setupCatalogue(client, CATALOGUE, { archive: true }).catch(async (error: unknown) => {
       await close();
       throw error;
     });

@@ -1,6 +1,8 @@
 /**
  * Stripe operations on the account STRIPE_SECRET_KEY names:
  *   npm run stripe:setup       creates or updates the programs' products and prices (by lookup key)
+ *   npm run stripe:setup -- --archive   also archives the programs' other active prices (once the
+ *                              functions with the new catalogue are deployed; stripe-setup.ts says why)
  *   npm run stripe:reconcile   records paid Checkout Sessions the database lacks (after a webhook outage)
  * Both are idempotent: a second run changes nothing. Reconcile also needs SUPABASE_URL and
  * SUPABASE_SERVICE_ROLE_KEY; `--days N` sets its window (default 30). With RESEND_API_KEY,
@@ -17,7 +19,7 @@ import { reconcile } from "../functions/stripe-webhook/reconcile.ts";
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { days: { type: "string", default: "30" } },
+  options: { days: { type: "string", default: "30" }, archive: { type: "boolean", default: false } },
 });
 const command = positionals[0];
 
@@ -25,13 +27,18 @@ try {
   const stripe = stripeClient(process.env);
   const mode = process.env.STRIPE_API_URL ? ` at ${process.env.STRIPE_API_URL}` : "";
   if (command === "setup") {
-    const changes = await setupCatalogue(stripe, CATALOGUE);
+    const changes = await setupCatalogue(stripe, CATALOGUE, { archive: values.archive });
     for (const { key, change, id } of changes) console.log(`${key}: ${change} ${id}`);
     console.log(
       changes.length === 0
         ? `Stripe${mode} already sells the catalogue: nothing changed.`
         : `Done: ${changes.length} change(s).`,
     );
+    if (changes.some((c) => c.change === "replaced price")) {
+      console.log(
+        "The previous prices stay active for the functions deployed now; once the functions with this catalogue are deployed, run: npm run stripe:setup -- --archive",
+      );
+    }
   } else if (command === "reconcile") {
     const days = Number(values.days);
     if (!(days > 0)) throw new ConfigError(`--days must be a positive number, got "${values.days}"`);
@@ -48,7 +55,7 @@ try {
         : "Order e-mails: not sent (set RESEND_API_KEY, MAIL_FROM and SITE_URL to send the queued ones).",
     );
   } else {
-    console.error("Usage: node scripts/stripe.ts setup | reconcile [--days 30]");
+    console.error("Usage: node scripts/stripe.ts setup [--archive] | reconcile [--days 30]");
     process.exit(2);
   }
 } catch (error) {

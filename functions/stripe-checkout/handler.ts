@@ -29,16 +29,29 @@ export const ENV = [
 const PRICE_TTL_MS = 5 * 60_000;
 const prices = new Map<string, { price: Stripe.Price; until: number }>();
 
-/** The active price with the product's lookup key, checked against the catalogue's amount. */
-async function priceOf(stripe: Stripe, product: CatalogueProduct, account: string): Promise<Stripe.Price> {
+/**
+ * The price to sell `product` at: the active price with its lookup key, or, while a price change
+ * is being deployed, another active price of the product with the catalogue's amount. stripe:setup
+ * moves the lookup key to the new price before these functions carry the new catalogue, and keeps
+ * the old price active until they do (functions/_shared/stripe-setup.ts), so both the outgoing and
+ * the incoming functions find theirs. An amount the catalogue does not say is never charged.
+ */
+export async function priceOf(stripe: Stripe, product: CatalogueProduct, account: string): Promise<Stripe.Price> {
   const cacheKey = `${account}:${product.lookupKey}`;
   const cached = prices.get(cacheKey);
   if (cached && cached.until > Date.now()) return cached.price;
+  const sells = (p: Stripe.Price) =>
+    p.active && p.type === "one_time" && p.unit_amount === product.priceCents && p.currency === product.currency;
   const { data } = await stripe.prices.list({ lookup_keys: [product.lookupKey], active: true, limit: 1 });
-  const price = data[0];
+  let price = data[0];
+  if (price && !sells(price)) {
+    const productId = typeof price.product === "string" ? price.product : price.product.id;
+    const others = await stripe.prices.list({ product: productId, active: true, limit: 100 });
+    price = others.data.find(sells) ?? price;
+  }
   if (!price)
     throw new ConfigError(`No active Stripe price has lookup key ${product.lookupKey}: run npm run stripe:setup`);
-  if (price.unit_amount !== product.priceCents || price.currency !== product.currency) {
+  if (!sells(price)) {
     throw new ConfigError(
       `Stripe price ${price.id} (${product.lookupKey}) is ${price.unit_amount} ${price.currency}, the catalogue says ${product.priceCents} ${product.currency}: run npm run stripe:setup`,
     );

@@ -1,6 +1,6 @@
 /**
  * The operator's Stripe commands against the local stack's stand-in, with the real `stripe`
- * library: `npm run stripe:setup` (functions/_shared/stripe-setup.ts) after a price change, and
+ * library: `npm run stripe:setup` (functions/_shared/stripe-setup.ts) across a price change's deploy, and
  * `npm run stripe:reconcile` (functions/stripe-webhook/reconcile.ts) after a webhook outage.
  */
 import { execFile } from "node:child_process";
@@ -12,6 +12,7 @@ import { CATALOGUE } from "../../functions/_shared/catalogue.ts";
 import { checkoutRequest } from "../../functions/_shared/checkout-request.ts";
 import { stripeClient } from "../../functions/_shared/stripe.ts";
 import { setupCatalogue } from "../../functions/_shared/stripe-setup.ts";
+import { priceOf } from "../../functions/stripe-checkout/handler.ts";
 import { reconcile } from "../../functions/stripe-webhook/reconcile.ts";
 import { startTestStack, type TestStack } from "../../local/harness.ts";
 
@@ -70,19 +71,42 @@ describe("stripe:setup and stripe:reconcile", () => {
     await stack?.stop();
   });
 
-  it("setup: a new price takes over the lookup key and the old one is archived; a second run changes nothing", async () => {
-    const raised = CATALOGUE.map((p) => (p.key === "OS_ACCELERATOR" ? { ...p, priceCents: p.priceCents + 10_000 } : p));
-    const before = (await stripe.prices.list({ lookup_keys: ["os_accelerator"] })).data[0]!;
+  it("setup during a price change: the new price takes the lookup key, the old one keeps selling until --archive; each run is idempotent", async () => {
+    const os = CATALOGUE.find((p) => p.key === "OS_ACCELERATOR")!;
+    const raised = CATALOGUE.map((p) => (p === os ? { ...p, priceCents: p.priceCents + 10_000 } : p));
+    const raisedOs = raised.find((p) => p.key === "OS_ACCELERATOR")!;
+    const before = (await stripe.prices.list({ lookup_keys: [os.lookupKey] })).data[0]!;
+    // Each call its own cache entry, as a freshly started function instance.
+    let instance = 0;
+    const sellingPrice = (product: typeof os) => priceOf(stripe, product, `instance-${++instance}`);
+
+    // 1. stripe:setup with the new catalogue, before the functions are deployed.
     const changes = await setupCatalogue(stripe, raised);
     expect(changes).toEqual([
       { key: "OS_ACCELERATOR", change: "replaced price", id: expect.stringMatching(/^price_/) },
     ]);
-    const after = (await stripe.prices.list({ lookup_keys: ["os_accelerator"] })).data[0]!;
-    expect(after.unit_amount).toBe(309_900);
-    expect((await stripe.prices.retrieve(before.id)).active).toBe(false);
+    const after = (await stripe.prices.list({ lookup_keys: [os.lookupKey] })).data[0]!;
+    expect(after.unit_amount).toBe(raisedOs.priceCents);
     expect(await setupCatalogue(stripe, raised)).toEqual([]);
+    // The functions still deployed sell the old amount; the ones being deployed, the new.
+    expect((await sellingPrice(os)).id).toBe(before.id);
+    expect((await sellingPrice(raisedOs)).id).toBe(after.id);
+
+    // 2. After the functions' deploy: --archive retires the old price, once.
+    expect(await setupCatalogue(stripe, raised, { archive: true })).toEqual([
+      { key: "OS_ACCELERATOR", change: "archived price", id: before.id },
+    ]);
+    expect(await setupCatalogue(stripe, raised, { archive: true })).toEqual([]);
+    expect((await stripe.prices.retrieve(before.id)).active).toBe(false);
+    // An amount the catalogue does not name is never charged.
+    await expect(sellingPrice(os)).rejects.toThrow(`the catalogue says ${os.priceCents} usd: run npm run stripe:setup`);
+
     // And back, as the catalogue says.
-    expect((await setupCatalogue(stripe, CATALOGUE)).map((c) => c.change)).toEqual(["replaced price"]);
+    expect((await setupCatalogue(stripe, CATALOGUE, { archive: true })).map((c) => c.change)).toEqual([
+      "replaced price",
+      "archived price",
+    ]);
+    expect((await sellingPrice(os)).unit_amount).toBe(os.priceCents);
   });
 
   it("the command: `npm run stripe:setup` reports that the account already sells the catalogue", async () => {

@@ -89,4 +89,30 @@ describe("the CI workflow", () => {
     expect(service.ports).toContain(`${url.port}:5432`);
     expect(read(".env.example")).toMatch(/^CHECK_DATABASE_URL=$/m);
   });
+
+  it("deploys Stripe's catalogue and every declared function after the tests pass on main, in the order that refuses no buyer during a price change", () => {
+    const job = workflow.jobs["deploy-functions"]!;
+    expect(job.needs).toBe("test");
+    expect(job.if).toContain("refs/heads/main");
+    const commands = job.steps.flatMap((step) => (step.run ? [step.run.trim()] : []));
+    const setup = commands.indexOf("npm run stripe:setup");
+    const deploy = commands.findIndex((c) => c.startsWith("supabase functions deploy "));
+    const archive = commands.indexOf("npm run stripe:setup -- --archive");
+    expect(setup).toBeGreaterThan(-1);
+    expect(deploy).toBeGreaterThan(setup);
+    expect(archive).toBeGreaterThan(deploy);
+    const declared = [...read("supabase/config.toml").matchAll(/^\[functions\.([a-z0-9-]+)\]/gm)]
+      .map((m) => m[1])
+      .sort();
+    const deployed = commands[deploy]!.replace(/--project-ref \S+/, "")
+      .trim()
+      .split(/\s+/)
+      .slice(3)
+      .sort();
+    expect(deployed).toEqual(declared);
+    for (const name of ["STRIPE_SECRET_KEY", "SUPABASE_ACCESS_TOKEN", "SUPABASE_PROJECT_REF"])
+      expect(job.env?.[name], name).toMatch(/\$\{\{ secrets\./);
+    for (const step of job.steps.slice(1))
+      expect(step.if, step.name ?? step.uses).toBe("steps.secrets.outputs.set == 'true'");
+  });
 });
