@@ -2,7 +2,8 @@
  * `npm run dev`: Astro's dev server with hot reload on PORT (4321), and beside it the local
  * stack's API on API_PORT (54321, the Supabase CLI's port) with the same data folder as
  * `npm start` (.data/, or DATA_DIR; not both at once). The site's supabase-js is pointed at it,
- * the lead pages embed its scheduling stand-in, and e-mailed links lead back to the dev server.
+ * /apply embeds its booking stand-in (the consultation pages have the site's own form, as the
+ * content ships), and e-mailed links lead back to the dev server.
  * HOST opens the API to other machines, with a warning. Once the dev server answers, the lessons
  * it renders (its /course-bundle.json) are published to the stack, and again whenever a file of
  * content/lessons/ changes, as `npm run course:publish` does on a deploy.
@@ -12,7 +13,7 @@ import { spawn } from "node:child_process";
 import { watch } from "node:fs";
 import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { BOOKING_PATH, CONSULTATION_PATH, EMBED_SCRIPT_PATH } from "./scheduling.ts";
+import { BOOKING_PATH, EMBED_SCRIPT_PATH } from "./scheduling.ts";
 import { WISTIA_PLAYER_PATH } from "./wistia.ts";
 import { runNode, syncCatalogue } from "./run.ts";
 import type { Stack } from "./stack.ts";
@@ -56,7 +57,6 @@ const child = spawn(process.execPath, [astro, "dev", "--port", String(sitePort),
   env: {
     ...process.env,
     PUBLIC_SUPABASE_URL: stack.url,
-    EMBED_CONSULTATION_FORM_URL: `${stack.url}${CONSULTATION_PATH}`,
     EMBED_BOOKING_WIDGET_URL: `${stack.url}${BOOKING_PATH}`,
     EMBED_BOOKING_SCRIPT_URL: `${stack.url}${EMBED_SCRIPT_PATH}`,
     EMBED_WISTIA_PLAYER_URL: `${stack.url}${WISTIA_PLAYER_PATH}`,

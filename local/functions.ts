@@ -3,7 +3,9 @@
  * function's Supabase Edge entry (`functions/<name>/index.ts`, Deno) serves. As on Supabase, the
  * gateway checks the caller's JWT first unless the function is deployed with `verify_jwt = false`
  * (`[functions.<name>]` in supabase/config.toml), lets CORS preflight requests (OPTIONS) through
- * unchecked, and passes the request on unchanged: it adds no CORS headers, so each function
+ * unchecked, and passes the request on unchanged but for `X-Forwarded-For`, which it sets to the
+ * client's address as Supabase's gateway does (a value the caller sent is replaced: functions
+ * rate-limit on it, functions/leads/handler.ts); it adds no CORS headers, so each function
  * answers its own preflight (functions/_shared/cors.ts). The function gets the environment
  * Supabase gives every function, and the stack's own settings for it: the site's URL; unless a
  * real STRIPE_SECRET_KEY is set, the Stripe stand-in's key, address and signing secret; unless a
@@ -69,6 +71,8 @@ export async function handleFunctions(
     console.error(`Function ${name} cannot start: ${problems.join("; ")}`);
     return json({ code: "BOOT_ERROR", message: "Function failed to start (please check logs)" }, 503);
   }
+  // The address the request came from, in its plain form (`::ffff:127.0.0.1` is 127.0.0.1).
+  request.headers.set("x-forwarded-for", context.ip.replace(/^::ffff:(?=\d+\.)/, ""));
   try {
     return await module.default(request, env);
   } catch (error) {

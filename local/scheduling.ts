@@ -1,11 +1,14 @@
 /**
  * The scheduling provider's stand-in, so the lead pages work on `npm start` as they will live:
  * a consultation form (name, e-mail, phone, assets under management, message) and a booking
- * widget for the free strategy call, each a page of its own that the site embeds in a frame, and
- * the widget's embed script. The site passes the visit's first-touch attribution (UTM
- * parameters, referrer, landing page) in the frame's URL, as it does to the real provider; a
- * submission sends the business the notification the provider would, attribution included, to
- * the outbox. `npm start` builds the site with its embed URLs pointing here (EMBED_* variables,
+ * widget for the free strategy call (a month calendar, the chosen day's times, then name and
+ * e-mail), each a page of its own that the site embeds in a frame, and the widget's embed script.
+ * The site passes the visit's first-touch attribution (UTM parameters, referrer, landing page)
+ * in the frame's URL, as it does to the real provider; a submission sends the business the
+ * notification the provider would, attribution included, to the outbox. Every step is a plain
+ * link or form, so the widget works with scripts off; the one script of its pages tells the
+ * embedding page how tall they are (the height protocol of <lead-embed>, src/scripts/visit.ts).
+ * `npm start` builds the site with its embed URLs pointing here (EMBED_* variables,
  * local/start.ts); content/site.yaml keeps the production provider's. Dev and test only.
  */
 import { readFileSync } from "node:fs";
@@ -35,14 +38,26 @@ export const AUM_RANGES = ["Under $10M", "$10M to $50M", "$50M to $100M", "$100M
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MAX_FIELD = 2000;
 
+type SiteYaml = { site?: { brand?: string; contact?: { email?: string }; timeZone?: string } };
+const siteYaml = (root: string) => load(readFileSync(join(root, "content", "site.yaml"), "utf8")) as SiteYaml;
+
 /** The business's address (content/site.yaml `contact.email`): where a lead's notification goes. */
 export function businessAddress(root = join(import.meta.dirname, "..")): string {
-  const site = load(readFileSync(join(root, "content", "site.yaml"), "utf8")) as {
-    site?: { contact?: { email?: string } };
-  };
-  const email = site?.site?.contact?.email;
+  const email = siteYaml(root)?.site?.contact?.email;
   if (!email) throw new Error("content/site.yaml: site.contact.email is needed for lead notifications");
   return email;
+}
+
+/** The business's time zone (content/site.yaml `timeZone`): the widget offers and labels its times in it. */
+export function businessTimeZone(root = join(import.meta.dirname, "..")): string {
+  const timeZone = siteYaml(root)?.site?.timeZone;
+  if (!timeZone) throw new Error("content/site.yaml: site.timeZone is needed for the booking widget's times");
+  return timeZone;
+}
+
+/** The business's name (content/site.yaml `brand`), which the widget shows as the calendar's host. */
+function businessName(root = join(import.meta.dirname, "..")): string {
+  return siteYaml(root)?.site?.brand ?? "";
 }
 
 const escape = (s: string) =>
@@ -51,24 +66,56 @@ const escape = (s: string) =>
 const html = (body: string, status = 200) =>
   new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
 
-/** A frame document: small, self-contained, readable on a white card. */
+/**
+ * A frame document: small, self-contained, readable on a white card. Its script speaks the
+ * embedding page's height protocol (src/scripts/visit.ts): once the page asks with
+ * `{type: "embed:measure"}`, it answers `{type: "embed:height", height}` to the page's origin,
+ * and again whenever the document's height changes. It answers only when asked, so no message
+ * is lost to a page not yet listening; every page load is asked again (the frame's `load`).
+ * The document's own box is measured: its scrollHeight would never be less than the frame.
+ */
 function page(title: string, main: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(title)}</title>
 <style>
 *{box-sizing:border-box}body{margin:0;padding:24px;font:16px/1.5 system-ui,sans-serif;color:#0f172a;background:#fff}
-h1{margin:0 0 4px;font-size:22px}p{margin:0 0 16px;color:#334155}form{display:grid;gap:14px}
+h1{margin:0 0 4px;font-size:22px;line-height:1.3}h2{margin:0;font-size:17px}p{margin:0 0 16px;color:#334155}form{display:grid;gap:14px}
 label{display:grid;gap:4px;font-weight:600;font-size:14px}input,select,textarea{font:inherit;padding:10px 12px;border:1px solid #94a3b8;border-radius:8px;width:100%}
-textarea{min-height:96px}fieldset{border:1px solid #cbd5e1;border-radius:8px;padding:12px;display:grid;gap:8px;grid-template-columns:repeat(auto-fill,minmax(200px,1fr))}
-legend{font-weight:600;font-size:14px}.slot{font-weight:400;display:flex;gap:8px;align-items:center}.slot input{width:auto}
+textarea{min-height:96px}a{color:#5b21b6;font-weight:600}
 button{font:inherit;font-weight:700;padding:12px 18px;border:0;border-radius:8px;background:#6d28d9;color:#fff;cursor:pointer}
-.error{color:#b91c1c;font-weight:600}.done{padding:16px;border-radius:8px;background:#ecfdf5;color:#065f46}
+:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}
+.error{color:#b91c1c;font-weight:600}.done{padding:16px;border-radius:8px;background:#ecfdf5;color:#065f46}.done p{color:#065f46;margin:0}
+.meta{font-size:14px;font-weight:600;color:#475569;margin:0 0 4px}h1+.meta{margin-bottom:12px}
+.picker{display:grid;gap:24px;align-items:start;margin-top:8px}
+.calendar{max-width:360px}
+.month{display:flex;align-items:center;justify-content:space-between;gap:8px;margin-bottom:8px}
+.month button,.chip{background:#fff;color:#5b21b6;border:1px solid #a78bfa}
+.month button{width:44px;height:44px;padding:0;font-size:22px;line-height:1}
+.month button:disabled{color:#94a3b8;border-color:#e2e8f0;cursor:default}
+table{border-collapse:collapse;width:100%;table-layout:fixed}
+th{font-size:12px;font-weight:600;color:#475569;padding:4px 0;text-align:center}th abbr{text-decoration:none}
+td{padding:2px;text-align:center}
+.day{width:100%;max-width:44px;height:44px;padding:0;border-radius:999px;background:#ede9fe;color:#4c1d95}
+.day:disabled{background:none;color:#94a3b8;font-weight:400;cursor:default}
+.day[aria-current]{background:#6d28d9;color:#fff}
+.times{display:grid;gap:8px;grid-template-columns:repeat(auto-fill,minmax(120px,1fr))}
+.chip{padding:10px 12px}
+.hint{margin:0;color:#475569}
+.back{display:inline-block;margin-bottom:12px}
+.chosen{padding:12px 16px;border-radius:8px;background:#f5f3ff;color:#3b0764;margin:16px 0 8px}
+@media (min-width:600px){.picker{grid-template-columns:minmax(0,360px) minmax(0,1fr)}.hint{padding-top:60px}.back{display:none}}
+@media (max-width:599.98px){.with-day .calendar{display:none}}
 </style></head><body><main>${main}</main>
 <script>
-// Tells the embedding page how tall this document is (the embed script resizes the frame).
-const report = () => parent.postMessage({ type: "scheduling:height", height: document.documentElement.scrollHeight }, "*");
-addEventListener("load", report); new ResizeObserver(report).observe(document.body);
+let asker = null;
+const tell = () => asker && parent.postMessage({ type: "embed:height", height: Math.ceil(document.documentElement.getBoundingClientRect().height) }, asker);
+addEventListener("message", (event) => {
+  if (event.source !== parent || event.data?.type !== "embed:measure") return;
+  asker = event.origin;
+  tell();
+});
+new ResizeObserver(tell).observe(document.documentElement);
 </script></body></html>`;
 }
 
@@ -82,12 +129,14 @@ function attributionOf(params: URLSearchParams): Record<string, string> {
   return found;
 }
 
-const hidden = (attribution: Record<string, string>) =>
-  Object.entries(attribution)
+const hidden = (fields: Record<string, string>) =>
+  Object.entries(fields)
     .map(([key, value]) => `<input type="hidden" name="${key}" value="${escape(value)}">`)
     .join("");
 
 const field = (form: URLSearchParams, name: string) => (form.get(name) ?? "").trim().slice(0, MAX_FIELD);
+
+const alerts = (errors: string[]) => errors.map((e) => `<p class="error" role="alert">${escape(e)}</p>`).join("");
 
 interface Lead {
   name: string;
@@ -106,7 +155,7 @@ function consultationForm(values: Partial<Lead>, attribution: Record<string, str
     "Consultation Form",
     `<h1>Tell us about your practice</h1>
 <p>A senior coach reads every request and replies within one business day to book your free 30-minute strategy call.</p>
-${errors.map((e) => `<p class="error" role="alert">${escape(e)}</p>`).join("")}
+${alerts(errors)}
 <form method="post" action="${CONSULTATION_PATH}" novalidate>
 <label>Full name<input name="name" autocomplete="name" required value="${value("name")}"></label>
 <label>Email<input name="email" type="email" autocomplete="email" required value="${value("email")}"></label>
@@ -119,56 +168,208 @@ ${hidden(attribution)}
   );
 }
 
-/** The next ten weekdays' strategy-call slots, in the business's time (US Central). */
-export function slots(now = new Date()): { value: string; label: string }[] {
-  const found: { value: string; label: string }[] = [];
-  const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  while (found.length < 20) {
-    day.setUTCDate(day.getUTCDate() + 1);
-    if (day.getUTCDay() === 0 || day.getUTCDay() === 6) continue;
-    for (const [hour, minute] of [
-      [10, 0],
-      [14, 30],
-    ] as const) {
-      const date = day.toISOString().slice(0, 10);
-      const time = `${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}`;
-      const weekday = day.toLocaleDateString("en-US", {
-        weekday: "long",
-        month: "long",
-        day: "numeric",
-        timeZone: "UTC",
-      });
-      const clock = `${hour > 12 ? hour - 12 : hour}:${String(minute).padStart(2, "0")} ${hour >= 12 ? "PM" : "AM"}`;
-      found.push({ value: `${date} ${time}`, label: `${weekday}, ${clock} Central` });
-    }
-  }
-  return found;
+/** The strategy call's start times on a bookable day, in the business's time zone. */
+export const CALL_TIMES = ["09:00", "10:30", "13:00", "14:30", "16:00"];
+/** How long a call is. */
+const CALL_MINUTES = 30;
+/** How far ahead the calendar offers days (a rolling window from today). */
+export const BOOKING_WINDOW_DAYS = 60;
+
+/** Calendar days as `YYYY-MM-DD`, counted in UTC so no clock change moves them. */
+const dayMs = (day: string) => Date.parse(`${day}T00:00:00Z`);
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const addDays = (day: string, n: number) => isoDay(dayMs(day) + n * 86_400_000);
+const weekday = (day: string) => new Date(dayMs(day)).getUTCDay();
+const DAY = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+/** Today's date where the business is. */
+function todayIn(timeZone: string, now: Date): string {
+  const parts = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
+    .formatToParts(now)
+    .reduce<Record<string, string>>((found, part) => ({ ...found, [part.type]: part.value }), {});
+  return `${parts.year}-${parts.month}-${parts.day}`;
 }
 
+export interface Schedule {
+  /** Whose calendar it is (content/site.yaml `brand`). */
+  host: string;
+  timeZone: string;
+  /** The zone's everyday name, e.g. "Central Time". */
+  zone: string;
+  today: string;
+  /** Each bookable day and its call times, in date order. */
+  days: Map<string, string[]>;
+}
+
+/**
+ * What the widget offers: weekdays from tomorrow (no same-day calls) through the window, each
+ * with the call times, in the business's time zone. Weekends and past days are unavailable.
+ */
+export function schedule(now = new Date(), timeZone = businessTimeZone(), host = businessName()): Schedule {
+  const today = todayIn(timeZone, now);
+  const days = new Map<string, string[]>();
+  for (let n = 1; n <= BOOKING_WINDOW_DAYS; n++) {
+    const day = addDays(today, n);
+    if (weekday(day) !== 0 && weekday(day) !== 6) days.set(day, CALL_TIMES);
+  }
+  const zone =
+    new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "longGeneric" })
+      .formatToParts(now)
+      .find((part) => part.type === "timeZoneName")?.value ?? timeZone;
+  return { host, timeZone, zone, today, days };
+}
+
+const dateLabel = (day: string, options: Intl.DateTimeFormatOptions = {}) =>
+  new Date(dayMs(day)).toLocaleDateString("en-US", {
+    weekday: "long",
+    month: "long",
+    day: "numeric",
+    timeZone: "UTC",
+    ...options,
+  });
+const clock = (time: string) => {
+  const [hour, minute] = time.split(":").map(Number) as [number, number];
+  return `${hour % 12 || 12}:${String(minute).padStart(2, "0")} ${hour >= 12 ? "PM" : "AM"}`;
+};
+const later = (time: string, minutes: number) => {
+  const [hour, minute] = time.split(":").map(Number) as [number, number];
+  const total = hour * 60 + minute + minutes;
+  return `${String(Math.floor(total / 60)).padStart(2, "0")}:${String(total % 60).padStart(2, "0")}`;
+};
+const slotLabel = (offer: Schedule, day: string, time: string) =>
+  `${dateLabel(day, { year: "numeric" })}, ${clock(time)} ${offer.zone}`;
+
+/** Every slot the widget offers: `YYYY-MM-DD HH:MM` in the business's time zone, and its label. */
+export function slots(now = new Date(), timeZone = businessTimeZone()): { value: string; label: string }[] {
+  const offer = schedule(now, timeZone);
+  return [...offer.days].flatMap(([day, times]) =>
+    times.map((time) => ({ value: `${day} ${time}`, label: slotLabel(offer, day, time) })),
+  );
+}
+
+/** Where the visitor is in the widget: the month shown, the day and the time chosen, if any. */
+interface Step {
+  month: string;
+  day?: string;
+  time?: string;
+}
+
+/** The step a request's `month`, `day` and `time` name, dropping what the schedule does not offer. */
+function stepOf(offer: Schedule, params: URLSearchParams): Step {
+  const first = [...offer.days.keys()][0] ?? offer.today;
+  const last = [...offer.days.keys()].at(-1) ?? offer.today;
+  const dayParam = params.get("day") ?? "";
+  const day = DAY.test(dayParam) && offer.days.has(dayParam) ? dayParam : undefined;
+  const time = day && offer.days.get(day)!.includes(params.get("time") ?? "") ? params.get("time")! : undefined;
+  const monthParam = params.get("month") ?? "";
+  const month =
+    day?.slice(0, 7) ??
+    (MONTH.test(monthParam) && monthParam >= offer.today.slice(0, 7) && monthParam <= last.slice(0, 7)
+      ? monthParam
+      : first.slice(0, 7));
+  return { month, day, time };
+}
+
+const link = (params: Record<string, string>, attribution: Record<string, string>) =>
+  escape(`${BOOKING_PATH}?${new URLSearchParams({ ...params, ...attribution })}`);
+
+const shiftMonth = (month: string, by: number) => {
+  const [year, index] = month.split("-").map(Number) as [number, number];
+  return new Date(Date.UTC(year, index - 1 + by, 1)).toISOString().slice(0, 7);
+};
+
+/** The month view: previous and next month, and a button for each day, those with times highlighted. */
+function calendar(offer: Schedule, step: Step, attribution: Record<string, string>): string {
+  const [year, index] = step.month.split("-").map(Number) as [number, number];
+  const title = new Date(Date.UTC(year, index - 1, 1)).toLocaleDateString("en-US", {
+    month: "long",
+    year: "numeric",
+    timeZone: "UTC",
+  });
+  const last = [...offer.days.keys()].at(-1) ?? offer.today;
+  const previous = shiftMonth(step.month, -1);
+  const next = shiftMonth(step.month, 1);
+  const nav = (month: string, label: string, glyph: string, enabled: boolean) =>
+    `<button name="month" value="${month}" aria-label="${label}"${enabled ? "" : " disabled"}><span aria-hidden="true">${glyph}</span></button>`;
+  const cells: string[] = [];
+  const lead = new Date(Date.UTC(year, index - 1, 1)).getUTCDay();
+  const length = new Date(Date.UTC(year, index, 0)).getUTCDate();
+  for (let i = 0; i < lead; i++) cells.push("<td></td>");
+  for (let date = 1; date <= length; date++) {
+    const day = `${step.month}-${String(date).padStart(2, "0")}`;
+    const label = dateLabel(day);
+    cells.push(
+      offer.days.has(day)
+        ? `<td><button class="day" name="day" value="${day}" aria-label="${label}"${day === step.day ? ' aria-current="true"' : ""}>${date}</button></td>`
+        : `<td><button type="button" class="day" aria-label="${label}, unavailable" disabled>${date}</button></td>`,
+    );
+  }
+  while (cells.length % 7) cells.push("<td></td>");
+  const rows = [];
+  for (let i = 0; i < cells.length; i += 7) rows.push(`<tr>${cells.slice(i, i + 7).join("")}</tr>`);
+  const head = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    .map((name) => `<th scope="col"><abbr title="${name}">${name.slice(0, 3)}</abbr></th>`)
+    .join("");
+  return `<form class="calendar" method="get" action="${BOOKING_PATH}">
+${hidden(attribution)}
+<div class="month">${nav(previous, "Previous month", "&lsaquo;", previous >= offer.today.slice(0, 7))}<h2 id="month">${title}</h2>${nav(next, "Next month", "&rsaquo;", next <= last.slice(0, 7))}</div>
+<table aria-labelledby="month"><thead><tr>${head}</tr></thead><tbody>${rows.join("")}</tbody></table>
+</form>`;
+}
+
+/** The chosen day's times, each a button that goes on to the name and e-mail form. */
+function times(offer: Schedule, day: string, attribution: Record<string, string>): string {
+  const chips = offer.days
+    .get(day)!
+    .map((time) => `<button class="chip" name="time" value="${time}">${clock(time)}</button>`)
+    .join("");
+  return `<section aria-labelledby="times">
+<a class="back" href="${link({ month: day.slice(0, 7) }, attribution)}">&lsaquo; All dates</a>
+<h2 id="times">${escape(dateLabel(day))}</h2>
+<p class="meta">Times in ${escape(offer.zone)}</p>
+<form method="get" action="${BOOKING_PATH}">${hidden({ ...attribution, day })}<div class="times">${chips}</div></form>
+</section>`;
+}
+
+/** The widget's header, as a provider shows the event: host, name, length, where, and what happens. */
+const eventHeader = (offer: Schedule) => `<p class="meta">${escape(offer.host)}</p>
+<h1>Free strategy call</h1>
+<p class="meta">${CALL_MINUTES} min &middot; Video call &middot; ${escape(offer.zone)}</p>
+<p>Thirty minutes with a senior coach, by video. You will get a calendar invitation by e-mail.</p>`;
+
 function bookingWidget(
-  values: Partial<Lead> & { slot?: string },
+  offer: Schedule,
+  step: Step,
+  values: Partial<Lead>,
   attribution: Record<string, string>,
   errors: string[] = [],
 ) {
-  const choices = slots()
-    .map(
-      (slot) =>
-        `<label class="slot"><input type="radio" name="slot" value="${escape(slot.value)}"${values.slot === slot.value ? " checked" : ""}>${escape(slot.label)}</label>`,
-    )
-    .join("");
-  return page(
-    "Book your strategy call",
-    `<h1>Pick a time for your strategy call</h1>
-<p>Thirty minutes with a senior coach, by video. You will get a calendar invitation by e-mail.</p>
-${errors.map((e) => `<p class="error" role="alert">${escape(e)}</p>`).join("")}
+  if (step.day && step.time) {
+    const value = (key: keyof Lead) => escape(values[key] ?? "");
+    return page(
+      "Book your strategy call",
+      `${eventHeader(offer)}
+<p class="chosen"><strong>${escape(dateLabel(step.day, { year: "numeric" }))}</strong><br>${clock(step.time)} to ${clock(later(step.time, CALL_MINUTES))}, ${escape(offer.zone)}</p>
+<p><a href="${link({ day: step.day }, attribution)}">Change the time</a></p>
+${alerts(errors)}
 <form method="post" action="${BOOKING_PATH}" novalidate>
-<fieldset><legend>Available times</legend>${choices}</fieldset>
-<label>Full name<input name="name" autocomplete="name" required value="${escape(values.name ?? "")}"></label>
-<label>Email<input name="email" type="email" autocomplete="email" required value="${escape(values.email ?? "")}"></label>
-<label>Phone<input name="phone" type="tel" autocomplete="tel" value="${escape(values.phone ?? "")}"></label>
-${hidden(attribution)}
+<label>Full name<input name="name" autocomplete="name" required value="${value("name")}"></label>
+<label>Email<input name="email" type="email" autocomplete="email" required value="${value("email")}"></label>
+<label>Phone<input name="phone" type="tel" autocomplete="tel" value="${value("phone")}"></label>
+${hidden({ ...attribution, slot: `${step.day} ${step.time}` })}
 <button type="submit">Book my call</button>
 </form>`,
+    );
+  }
+  return page(
+    "Book your strategy call",
+    `${eventHeader(offer)}
+${alerts(errors)}
+<div class="picker${step.day ? " with-day" : ""}">
+${calendar(offer, step, attribution)}
+${step.day ? times(offer, step.day, attribution) : '<p class="hint">Choose a highlighted day to see its times.</p>'}
+</div>`,
   );
 }
 
@@ -189,11 +390,18 @@ function notification(kind: string, rows: [string, string][], attribution: Recor
   return { html, text };
 }
 
+/** What a test can set: the clock and the business's time zone (default content/site.yaml's). */
+export interface SchedulingOptions {
+  now?: () => Date;
+  timeZone?: string;
+}
+
 /** Answers the stand-in's paths; null for any other path. */
 export async function handleScheduling(
   request: Request,
   mail: Mailer,
   businessEmail: string,
+  options: SchedulingOptions = {},
 ): Promise<Response | null> {
   const url = new URL(request.url);
   const path = url.pathname;
@@ -202,9 +410,12 @@ export async function handleScheduling(
   }
   if (path !== CONSULTATION_PATH && path !== BOOKING_PATH) return null;
   const booking = path === BOOKING_PATH;
+  const offer = () => schedule(options.now?.() ?? new Date(), options.timeZone ?? businessTimeZone());
   if (request.method === "GET") {
     const attribution = attributionOf(url.searchParams);
-    return html(booking ? bookingWidget({}, attribution) : consultationForm({}, attribution));
+    if (!booking) return html(consultationForm({}, attribution));
+    const now = offer();
+    return html(bookingWidget(now, stepOf(now, url.searchParams), {}, attribution));
   }
   if (request.method !== "POST")
     return new Response("Method not allowed", { status: 405, headers: { allow: "GET, POST" } });
@@ -224,24 +435,33 @@ export async function handleScheduling(
     message: field(form, "message"),
   };
   if (booking) {
-    const slot = slots().find((s) => s.value === field(form, "slot"));
-    const errors = [...(slot ? [] : ["Please choose a time."]), ...problems(lead)];
-    if (errors.length) return html(bookingWidget({ ...lead, slot: field(form, "slot") }, attribution, errors), 400);
+    const now = offer();
+    const [day = "", time = ""] = field(form, "slot").split(" ");
+    const step = stepOf(now, new URLSearchParams({ day, time }));
+    // A time it does not offer (past, same-day, a weekend, made up): the calendar again.
+    if (!step.time)
+      return html(
+        bookingWidget(now, stepOf(now, new URLSearchParams()), {}, attribution, ["Please choose a time."]),
+        400,
+      );
+    const errors = problems(lead);
+    if (errors.length) return html(bookingWidget(now, step, lead, attribution, errors), 400);
+    const label = slotLabel(now, day, time);
     const body = notification(
       "New strategy call booked",
       [
-        ["Time", slot!.label],
+        ["Time", label],
         ["Name", lead.name],
         ["Email", lead.email],
         ["Phone", lead.phone],
       ],
       attribution,
     );
-    mail.send({ to: businessEmail, subject: `Strategy call booked: ${lead.name}, ${slot!.label}`, ...body });
+    mail.send({ to: businessEmail, subject: `Strategy call booked: ${lead.name}, ${label}`, ...body });
     return html(
       page(
         "Booked",
-        `<div class="done" role="status"><h1>You're booked, ${escape(lead.name)}.</h1><p>${escape(slot!.label)}. A calendar invitation is on its way to ${escape(lead.email)}.</p></div>`,
+        `<div class="done" role="status"><h1>You're booked, ${escape(lead.name)}.</h1><p>${escape(label)}. A calendar invitation is on its way to ${escape(lead.email)}.</p></div>`,
       ),
     );
   }
@@ -267,14 +487,11 @@ export async function handleScheduling(
   );
 }
 
-/** The widget's embed script: keeps each of its frames as tall as its document. */
-const EMBED_SCRIPT = `(() => {
-  addEventListener("message", (event) => {
-    const data = event.data;
-    if (!data || data.type !== "scheduling:height" || typeof data.height !== "number") return;
-    for (const frame of document.querySelectorAll("iframe")) {
-      if (frame.contentWindow === event.source) frame.style.height = Math.max(600, Math.ceil(data.height)) + "px";
-    }
-  });
-})();
+/**
+ * The widget's embed script, which the site loads on /apply as it will load the provider's (the
+ * page's policy lets it run, src/integrations/security-headers.mjs). A provider's script would
+ * resize its frames its own way; the stand-in's frames speak the site's height protocol
+ * (src/scripts/visit.ts), so this one has nothing left to do.
+ */
+const EMBED_SCRIPT = `/* The scheduling provider's embed script (stand-in): its frames size themselves through the page's height protocol. */
 `;

@@ -1,9 +1,10 @@
 /**
  * `npm start`: the site and the local Supabase and Stripe stand-ins on one port, data in `.data/` (kept
  * across restarts), or in the PostgreSQL server DATABASE_URL names. With --build it first builds
- * the site into its own folder (dist-local/, never the production dist/) with the embeds pointing
- * at the stack's scheduling stand-in and supabase-js at the stack itself; then it publishes the
- * build's lessons to the stack (scripts/course.ts, as a deploy does). It listens on
+ * the site into its own folder (dist-local/, never the production dist/), as production is with
+ * the content as it ships (the consultation pages have the site's own form) but for /apply's
+ * booking widget, the stack's scheduling stand-in, and with supabase-js pointed at the stack;
+ * then it publishes the build's lessons to the stack (scripts/course.ts, as a deploy does). It listens on
  * 127.0.0.1; HOST=<address> opens it to other machines, with a warning.
  * Usage: node local/start.ts [--build] [--port 4321] [--dir dist-local] [--data .data] [--reset]
  *   [--jwt-expiry <seconds>]
@@ -13,7 +14,7 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { BOOKING_PATH, CONSULTATION_PATH, EMBED_SCRIPT_PATH } from "./scheduling.ts";
+import { BOOKING_PATH, EMBED_SCRIPT_PATH } from "./scheduling.ts";
 import { WISTIA_PLAYER_PATH } from "./wistia.ts";
 import { runNode, syncCatalogue } from "./run.ts";
 
@@ -44,7 +45,7 @@ if (values.reset) rmSync(values.data, { recursive: true, force: true });
 await syncCatalogue();
 const { DEMO_USER, exposedWarning, startStack } = await import("./stack.ts");
 
-/** Builds the site into `dir` for this stack: the stand-ins' embeds, supabase-js pointed here. */
+/** Builds the site into `dir` for this stack: the booking stand-in's embed, supabase-js pointed here. */
 function build(url: string, dir: string): Promise<void> {
   const astro = join(import.meta.dirname, "..", "node_modules", "astro", "bin", "astro.mjs");
   return runNode([astro, "build", "--outDir", dir], "the site's build", {
@@ -52,7 +53,6 @@ function build(url: string, dir: string): Promise<void> {
     env: {
       ASTRO_TELEMETRY_DISABLED: "1",
       PUBLIC_SUPABASE_URL: url,
-      EMBED_CONSULTATION_FORM_URL: `${url}${CONSULTATION_PATH}`,
       EMBED_BOOKING_WIDGET_URL: `${url}${BOOKING_PATH}`,
       EMBED_BOOKING_SCRIPT_URL: `${url}${EMBED_SCRIPT_PATH}`,
       EMBED_WISTIA_PLAYER_URL: `${url}${WISTIA_PLAYER_PATH}`,
@@ -108,7 +108,9 @@ try {
   console.log(
     `Demo:     ${DEMO_USER.email} / ${DEMO_USER.password}   (owns Growth Mindset Mastery, three lessons in; one order pending)`,
   );
-  console.log(`Leads:    ${stack.url}/get-started   (the consultation form and booking widget are local stand-ins)`);
+  console.log(
+    `Leads:    ${stack.url}/get-started   (the site's own form, requests in the outbox; /apply has the booking widget's stand-in)`,
+  );
   console.log(`Database: ${database}`);
   console.log(
     process.env.STRIPE_SECRET_KEY?.trim()

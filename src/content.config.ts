@@ -8,6 +8,7 @@ import {
   advisorOsPageSchema,
   audienceTierSchema,
   chartSchema,
+  coachSchema,
   curriculumSchema,
   endorsementSchema,
   leadPageSchema,
@@ -168,7 +169,11 @@ function lessons(): Loader {
 export const collections = {
   site: defineCollection({ loader: dataFile("./content/site.yaml"), schema: siteSchema(ref) }),
   programs: defineCollection({ loader: folder("programs"), schema: programSchema }),
-  testimonials: defineCollection({ loader: folder("testimonials"), schema: testimonialSchema(ref) }),
+  testimonials: defineCollection({
+    loader: folder("testimonials"),
+    schema: ({ image }) => testimonialSchema(ref, image),
+  }),
+  coaches: defineCollection({ loader: folder("coaches"), schema: ({ image }) => coachSchema(ref, image) }),
   endorsements: defineCollection({ loader: dataFile("./content/endorsements.yaml"), schema: endorsementSchema }),
   stats: defineCollection({ loader: dataFile("./content/stats.yaml"), schema: statSchema }),
   whyChoose: defineCollection({ loader: dataFile("./content/why-choose.yaml"), schema: whyChooseSchema }),

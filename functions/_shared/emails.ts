@@ -5,6 +5,7 @@
  * reset) are supabase/templates/; these share their look. Every value is escaped; the HTML is
  * table-based with inline styles, as mail clients need.
  */
+import type { AttributionKey } from "./checkout-request.ts";
 import type { Email } from "./mail.ts";
 
 /** The business as its e-mails name it. */
@@ -27,6 +28,10 @@ interface Part {
   facts?: [string, string][];
   /** Small print. */
   note?: string;
+  /** A heading within the message. */
+  h2?: string;
+  /** Someone's own words, line breaks kept. */
+  quote?: string;
 }
 
 function render(subject: string, heading: string, parts: Part[]): Omit<Email, "to"> {
@@ -35,6 +40,12 @@ function render(subject: string, heading: string, parts: Part[]): Omit<Email, "t
       if (part.p) return `<p style="margin:0 0 16px;font-size:16px;line-height:1.5">${escape(part.p)}</p>`;
       if (part.note)
         return `<p style="margin:0 0 16px;font-size:14px;line-height:1.5;color:#475569">${escape(part.note)}</p>`;
+      if (part.h2) return `<h2 style="margin:24px 0 8px;font-size:17px">${escape(part.h2)}</h2>`;
+      if (part.quote)
+        return (
+          `<p style="margin:0 0 16px;padding:12px 16px;border-left:4px solid #c4b5fd;background:#f5f3ff;` +
+          `font-size:15px;line-height:1.5;white-space:pre-wrap">${escape(part.quote)}</p>`
+        );
       if (part.button)
         return (
           `<p style="margin:24px 0"><a href="${escape(part.button.href)}" style="display:inline-block;padding:12px 20px;` +
@@ -56,6 +67,8 @@ function render(subject: string, heading: string, parts: Part[]): Omit<Email, "t
     ...parts.map((part) => {
       if (part.p) return part.p;
       if (part.note) return part.note;
+      if (part.h2) return part.h2;
+      if (part.quote) return part.quote;
       if (part.button) return `${part.button.label}: ${part.button.href}`;
       return (part.facts ?? []).map(([label, value]) => `${label}: ${value}`).join("\n");
     }),
@@ -168,4 +181,58 @@ export function refundEmail(facts: OrderFacts): Email {
     { note: "Questions about your refund? Reply to this e-mail." },
   ]);
   return { ...mail, to: facts.email };
+}
+
+/** A consultation request, as the leads function stored it (public.leads). */
+export interface LeadFacts {
+  name: string;
+  email: string;
+  phone: string | null;
+  firm: string | null;
+  aum: string | null;
+  help: string | null;
+  /** The lead page it came from: /get-started-ai. */
+  page: string;
+  /** When it was received (ISO 8601). */
+  createdAt: string;
+  attribution: Partial<Record<AttributionKey, string | null>>;
+}
+
+const ATTRIBUTION_LABELS: [AttributionKey, string][] = [
+  ["utm_source", "Source"],
+  ["utm_medium", "Medium"],
+  ["utm_campaign", "Campaign"],
+  ["utm_term", "Term"],
+  ["utm_content", "Content"],
+  ["referrer", "Referrer"],
+  ["landing_page", "Landing page"],
+];
+
+/**
+ * The business's notification of a consultation request: every answer, the page, and where the
+ * visit came from. Replies go to the lead (`replyTo`), so answering is pressing Reply.
+ */
+export function leadNotificationEmail(to: string, lead: LeadFacts): Email {
+  const received = `${lead.createdAt.slice(0, 16).replace("T", " ")} UTC`;
+  const mail = render(`Consultation request: ${lead.name}`, "New consultation request", [
+    {
+      p: `${lead.name} asked for a strategy call on ${lead.page}. Reply to this e-mail to answer them at ${lead.email}.`,
+    },
+    {
+      facts: [
+        ["Name", lead.name],
+        ["Email", lead.email],
+        ["Phone", lead.phone || "—"],
+        ["Firm", lead.firm || "—"],
+        ["Assets under management", lead.aum || "—"],
+        ["Page", lead.page],
+        ["Received", received],
+      ],
+    },
+    { h2: "What they would like help with" },
+    lead.help ? { quote: lead.help } : { note: "They left this empty." },
+    { h2: "Where the visit came from" },
+    { facts: ATTRIBUTION_LABELS.map(([key, label]) => [label, lead.attribution[key] || "—"]) },
+  ]);
+  return { ...mail, to, replyTo: lead.email };
 }

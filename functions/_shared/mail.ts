@@ -15,6 +15,8 @@ export interface Email {
   subject: string;
   html: string;
   text: string;
+  /** Where a reply goes, when not to MAIL_REPLY_TO (a lead's notification: the lead). */
+  replyTo?: string;
 }
 
 /** Why a send failed; `retryable` when a later attempt may succeed (outage, rate limit). */
@@ -53,9 +55,10 @@ const MAX_WAIT_MS = 2_000;
  */
 export async function sendEmail(env: Env, email: Email, idempotencyKey: string): Promise<string | null> {
   const { RESEND_API_KEY, MAIL_FROM } = required(env, ["RESEND_API_KEY", "MAIL_FROM"]);
-  const replyTo = env.MAIL_REPLY_TO?.trim();
+  const { replyTo: own, ...message } = email;
+  const replyTo = own ?? env.MAIL_REPLY_TO?.trim();
   const resend = client(RESEND_API_KEY, env.RESEND_API_URL?.trim() ?? "");
-  const payload = { from: MAIL_FROM, ...email, ...(replyTo ? { replyTo } : {}) };
+  const payload = { from: MAIL_FROM, ...message, ...(replyTo ? { replyTo } : {}) };
   for (let attempt = 1; ; attempt++) {
     const { data, error, headers } = await resend.emails.send(payload, { idempotencyKey });
     if (data) return data.id;

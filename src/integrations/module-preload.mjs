@@ -4,11 +4,18 @@
 // browser finds supabase-js only after the header's script has arrived and been parsed, one round
 // trip after another; with them every module downloads at once while the HTML is still parsed.
 // Islands' modules are not preloaded: they load when the island hydrates, by design.
+// A page that says `data-scripts="after-load"` on any element (the lead pages' form,
+// src/features/leads/ConsultationForm.astro) gets no preloads, and its module scripts are fetched
+// only once the page has loaded: each `<script type="module" src>` becomes a one-line inline module
+// that imports it at the load event. Any request that starts before the largest paint counts
+// against it in Lighthouse's simulation (the bench's LCP budget), and such a page needs none of
+// its script to be read; it only needs it to work by the time the reader has filled something in.
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { init, parse } from "es-module-lexer";
 
+const AFTER_LOAD = /\sdata-scripts="after-load"/;
 const MODULE_SCRIPT = /<script\b(?=[^>]*\btype="module")[^>]*\bsrc="([^"]+)"[^>]*><\/script>/g;
 
 /** The specifiers a module imports statically (not `import()`). */
@@ -23,6 +30,7 @@ export function staticImports(code) {
  */
 export async function preloadsFor(html, readModule, base = "/") {
   const found = [];
+  if (AFTER_LOAD.test(html)) return found;
   const queue = [...html.matchAll(MODULE_SCRIPT)].map(([, src]) => src).filter((src) => src.startsWith(base));
   while (queue.length) {
     const url = queue.shift();
@@ -37,6 +45,20 @@ export async function preloadsFor(html, readModule, base = "/") {
     }
   }
   return found;
+}
+
+/**
+ * A page marked `data-scripts="after-load"` with each of its module scripts on this site (under
+ * `base`) loaded at the load event instead; any other page as it is. The inline module runs before
+ * the load event fires (module scripts are deferred, and the event waits for them).
+ */
+export function deferToLoad(html, base = "/") {
+  if (!AFTER_LOAD.test(html)) return html;
+  return html.replace(MODULE_SCRIPT, (tag, src) =>
+    src.startsWith(base)
+      ? `<script type="module">addEventListener("load",()=>import(${JSON.stringify(src)}),{once:true})</script>`
+      : tag,
+  );
 }
 
 /** The page with a modulepreload link per URL before </head>, skipping those it already has. */
@@ -75,13 +97,13 @@ export default function modulePreload() {
           const file = join(entry.parentPath, entry.name);
           const html = await readFile(file, "utf8");
           const urls = await preloadsFor(html, readModule, base);
-          const out = addPreloads(html, urls);
+          const out = deferToLoad(addPreloads(html, urls), base);
           if (out !== html) {
             await writeFile(file, out);
             pages += 1;
           }
         }
-        logger.info(`module preloads added on ${pages} page(s)`);
+        logger.info(`module preloads added (or scripts deferred to the load event) on ${pages} page(s)`);
       },
     },
   };

@@ -93,7 +93,9 @@ export function embedsOf(html) {
     const src = attribute(match[0], "src");
     if (src && originOf(src)) frames.add(originOf(src));
   }
-  let wistia = /<wistia-video\b[^>]*\sdata-media-id=/i.test(html);
+  // The OS page's player, and a video facade (src/components/VideoPlaceholder.astro) with a video,
+  // which opens Wistia's player frame on click.
+  let wistia = /<(?:wistia-video|video-facade)\b[^>]*\sdata-media-id=/i.test(html);
   // A lesson with a video names its player's script (src/pages/portal/courses/[program]/[lesson].astro):
   // Wistia's, or the local stack's stand-in, whose own origin is then allowed to run it.
   for (const match of html.matchAll(/<[a-z][a-z0-9-]*\b[^>]*\sdata-video-player=("[^"]*"|'[^']*')/gi)) {
@@ -127,6 +129,13 @@ export function contentSecurityPolicy(pages, { supabaseOrigin }) {
   const workers = new Set(["'self'"]);
   for (const { html } of pages) {
     for (const hash of inlineScriptHashes(html)) scripts.add(hash);
+    // A form that posts to one of the project's functions names it (the lead pages' consultation
+    // form, `data-function-url` in src/features/leads/ConsultationForm.astro): that address alone,
+    // not the whole project.
+    for (const match of html.matchAll(/\sdata-function-url=("[^"]*"|'[^']*')/gi)) {
+      const url = URL.parse(decode(match[1].slice(1, -1)));
+      if (url && url.origin === supabaseOrigin && !url.search) connects.add(url.origin + url.pathname);
+    }
     const embeds = embedsOf(html);
     for (const origin of embeds.scripts) {
       scripts.add(origin);

@@ -3,6 +3,7 @@
  * unit tests can check them without Astro's virtual modules; the config only wires them to
  * loaders, and hands the schemas that point at other entries their `ref` (see `Ref`).
  */
+import type { ImageFunction } from "astro/content/config";
 import { z } from "astro/zod";
 import { DOWNLOAD_TYPES } from "../features/course/bundle.ts";
 
@@ -30,6 +31,32 @@ export const isoDay = z
 
 /** A line of copy: a heading, a label, a list item. */
 const line = z.string().min(1);
+
+/**
+ * Where a statistic comes from: who measured it, how and when, in a sentence a visitor can read
+ * ("Advisor Accelerator survey of 2023-2025 program graduates; individual results vary."). Every
+ * figure shown as a result carries one, shown as a footnote beside it (src/components/Sources.astro).
+ */
+export const statSource = z
+  .string({ error: "every statistic needs its source: who measured it, how and when (shown as a footnote)" })
+  .min(30, "too short for a source: say who measured it, how and when");
+
+/**
+ * The schema of an image file beside a content entry, e.g. `./photos/jane-doe.jpg`: `image()` of
+ * Astro's schema context (src/content.config.ts), so the file goes through Astro's image pipeline
+ * (resized, converted to AVIF and WebP) and a wrong path fails the build.
+ */
+export type Image = ImageFunction;
+
+/** Media hosts a video may come from: the one the site already embeds. */
+export const VIDEO_PROVIDERS = ["wistia"] as const;
+
+/** A video at the site's video host, as lessons and testimonials name one. */
+export const video = z.strictObject({
+  provider: z.enum(VIDEO_PROVIDERS),
+  /** Wistia's media id: ten lowercase letters and digits, from the video's share link. */
+  id: z.string().regex(/^[a-z0-9]{10}$/, "must be a Wistia media id: 10 lowercase letters and digits"),
+});
 
 /** The collections other content points at by id. */
 export type RefCollection = "programs" | "offers" | "charts";
@@ -203,7 +230,7 @@ export const programSchema = z.strictObject({
 export type Program = z.infer<typeof programSchema>;
 
 /** A client testimonial, shown only on the pages of the programs it speaks about. */
-export const testimonialSchema = (ref: Ref) =>
+export const testimonialSchema = (ref: Ref, image: Image) =>
   z.strictObject({
     name: line,
     title: line,
@@ -211,10 +238,17 @@ export const testimonialSchema = (ref: Ref) =>
     /** Assets under management as shown, e.g. "$120M AUM". */
     aum: line,
     quote: z.string().min(20),
-    /** Two letters shown in the avatar circle. */
+    /** Two letters shown in the avatar circle when there is no photo. */
     initials: z.string().regex(/^[A-Z]{1,3}$/, "must be 1-3 capital letters"),
     /** Two hex colours of the avatar gradient. */
     gradientColors: z.tuple([cssColor, cssColor]),
+    /**
+     * The client's photo, with their written consent: a file beside the entry, e.g.
+     * `./photos/jane-doe.jpg`, square or nearly, at least 160 px a side. Omit for the initials.
+     */
+    photo: image().optional(),
+    /** The client telling their story on video, with their consent; a play button shows it on the card. */
+    video: video.optional(),
     /** The programs this testimonial speaks about (ids in content/programs); it appears on their pages. */
     programs: z.array(ref("programs")).min(1, "name at least one program the testimonial speaks about"),
   });
@@ -231,12 +265,37 @@ export const endorsementSchema = z.strictObject({
 });
 export type Endorsement = z.infer<typeof endorsementSchema>;
 
-/** A headline number, e.g. 300% average AUM growth. */
+/** A headline number, e.g. 300% average AUM growth, with where it comes from. */
 export const statSchema = z.strictObject({
   value: line,
   label: line,
+  /** Where the number comes from, shown as a footnote under the numbers. */
+  source: statSource,
   order: z.number().int(),
 });
+
+/** A coach: shown on the home page and on the pages of the programs they coach. */
+export const coachSchema = (ref: Ref, image: Image) =>
+  z.strictObject({
+    name: line,
+    /** What they do here, e.g. "Founder and head coach". */
+    role: line,
+    /**
+     * Their portrait: a file beside the entry, e.g. `./photos/jane-doe.jpg`, at least 400 x 500 px
+     * (shown 4:5, cropped to the centre). Omit until the business has one: the card shows the
+     * coach's initials instead, never a stand-in face.
+     */
+    photo: image().optional(),
+    /** Two to four sentences: what they did before and what they coach now. */
+    bio: z.string().min(80).max(600),
+    /** Short statements of experience, one line each. */
+    credentials: z.array(line).min(1).max(5),
+    /** The programs they coach (ids in content/programs): they appear on those programs' pages. */
+    programs: z.array(ref("programs")).min(1, "name at least one program the coach coaches"),
+    /** Position in lists, lowest first. */
+    order: z.number().int(),
+  });
+export type Coach = z.infer<ReturnType<typeof coachSchema>>;
 
 const iconName = z.enum(["chart", "users", "cpu", "clock", "map", "target", "shield", "rocket", "star", "briefcase"]);
 
@@ -289,9 +348,6 @@ export function isTimeZone(name: string): boolean {
   }
 }
 
-/** Media hosts a lesson's video may come from: the one the site already embeds. */
-export const VIDEO_PROVIDERS = ["wistia"] as const;
-
 const downloadFile = new RegExp(`^[a-z0-9]+(?:-[a-z0-9]+)*\\.(${Object.keys(DOWNLOAD_TYPES).join("|")})$`);
 
 /**
@@ -316,13 +372,7 @@ export const lessonSchema = (ref: Ref, course: CourseFacts) =>
       /** One or two sentences on what the lesson gives the advisor, shown in the outline. */
       summary: z.string().min(40).max(240),
       /** The lesson's video at the site's video host; only buyers receive its id. */
-      video: z
-        .strictObject({
-          provider: z.enum(VIDEO_PROVIDERS),
-          /** Wistia's media id: ten lowercase letters and digits, from the video's share link. */
-          id: z.string().regex(/^[a-z0-9]{10}$/, "must be a Wistia media id: 10 lowercase letters and digits"),
-        })
-        .optional(),
+      video: video.optional(),
       /** Files for the buyer, kept in content/lessons/<program>/downloads/. */
       downloads: z
         .array(
@@ -489,8 +539,11 @@ export const advisorOsPageSchema = (ref: Ref) =>
       whySystems: pointSection.extend({ intro: z.string().min(10) }),
       build: cardSection,
       curriculum: section,
-      /** What the program gives back, by when: each card's label is the timeframe. */
-      payoff: section.extend({ items: z.array(card.extend({ label: line })).min(1) }),
+      /**
+       * What the program gives back, by when: each card's label is the timeframe, its title the
+       * figure, and its source where the figure comes from (a footnote).
+       */
+      payoff: section.extend({ items: z.array(card.extend({ label: line, source: statSource })).min(1) }),
       /** The testimonials. */
       videos: headingOnly,
       included: pointSection,
@@ -523,7 +576,7 @@ export type Offer = z.infer<typeof offerSchema>;
 /** A bar chart: labelled percentages, drawn on a 0-100% scale. */
 export const chartSchema = z.strictObject({
   title: line,
-  /** Where the numbers come from, shown under the chart. */
-  source: line,
+  /** Where the numbers come from, shown as a footnote under the chart. */
+  source: statSource,
   bars: z.array(z.strictObject({ label: line, percent: z.number().min(0).max(100) })).min(1),
 });

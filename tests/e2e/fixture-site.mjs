@@ -1,14 +1,20 @@
 // Builds a copy of the site whose content/site.yaml configures every third-party embed, and
 // serves it. The real content leaves them empty until the business supplies them, so this is
 // how the tests see the consultation form, the booking widget and the Wistia video in place.
-// It is built for a production-like Supabase project URL too.
+// It is built for a production-like Supabase project URL too. It also answers the scheduling
+// provider's stand-in (local/scheduling.ts) under /_scheduling/, its notifications kept in memory
+// and dropped: embeds.spec.ts routes the provider's addresses there, so the frames are the real
+// stand-in pages on another origin, speaking the height protocol as a provider's frame would.
 // Usage: node tests/e2e/fixture-site.mjs --port 4398
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
+import { createMailer } from "../../local/mail.ts";
+import { handleScheduling, SCHEDULING_PATH } from "../../local/scheduling.ts";
 import { staticHandler } from "../../local/static.ts";
 
 /** A production-like Supabase project URL: the built pages must carry its session key, not the URL. */
@@ -57,7 +63,26 @@ execFileSync(
   },
 );
 
-const server = createServer(staticHandler(join(dir, "dist")));
+const serveSite = staticHandler(join(dir, "dist"));
+const mail = createMailer();
+/** The scheduling stand-in, as the local stack answers it (local/stack.ts), or the built site. */
+const server = createServer(async (req, res) => {
+  if (!(req.url ?? "/").startsWith(`${SCHEDULING_PATH}/`)) return serveSite(req, res);
+  const body = req.method === "GET" || req.method === "HEAD" ? undefined : Readable.toWeb(req);
+  const request = new Request(`http://localhost:${values.port}${req.url}`, {
+    method: req.method,
+    headers: Object.entries(req.headers).flatMap(([name, value]) => [value ?? []].flat().map((v) => [name, v])),
+    body,
+    duplex: "half",
+  });
+  const response = await handleScheduling(request, mail, "leads@fixture.test").catch((error) => {
+    console.error(error);
+    return new Response("Internal server error", { status: 500 });
+  });
+  if (!response) return res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  res.end(Buffer.from(await response.arrayBuffer()));
+});
 server.listen(Number(values.port), () => console.log(`Fixture site: http://localhost:${values.port}`));
 const cleanUp = () => {
   server.close();

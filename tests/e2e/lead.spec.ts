@@ -14,7 +14,9 @@ test.describe("lead pages", () => {
   });
 
   for (const { path, embed } of LEAD_PAGES) {
-    test(`${path}: simple header, heading, the form in a frame, What to Expect and a way to reach the team`, async ({
+    // As the content ships: the site's own form on the consultation pages, the booking widget
+    // (the stack's stand-in for the provider) on /apply.
+    test(`${path}: simple header, heading, the ${embed === "booking" ? "booking widget in a frame" : "site's own form"}, What to Expect and a way to reach the team`, async ({
       page,
     }) => {
       await page.goto(path);
@@ -28,8 +30,14 @@ test.describe("lead pages", () => {
         "A custom growth strategy",
         "Clear next steps",
       ]);
-      await expect(page.getByTitle(embed === "booking" ? "Booking Calendar" : "Consultation Form")).toBeVisible();
-      await expect(page.getByText("Form not loading?")).toBeVisible();
+      if (embed === "booking") {
+        await expect(page.getByTitle("Booking Calendar")).toBeVisible();
+        await expect(page.getByText("Form not loading?")).toBeVisible();
+      } else {
+        await expect(page.getByRole("heading", { name: "Tell us about your practice" })).toBeVisible();
+        await expect(page.getByRole("button", { name: "Request my strategy call" })).toBeVisible();
+        await expect(page.getByText("Prefer to write or call?")).toBeVisible();
+      }
       await expect(page.getByRole("link", { name: PHONE })).toHaveAttribute("href", "tel:5125550148");
     });
   }
@@ -73,10 +81,18 @@ test.describe("lead pages", () => {
 
 test.describe("lead pages in the production build, with no provider set in content/site.yaml", () => {
   test.use({ baseURL: PRODUCTION_SITE });
-  for (const { path } of LEAD_PAGES) {
-    test(`${path} says how to reach the team instead of an empty frame`, async ({ page }) => {
+  for (const { path, embed } of LEAD_PAGES) {
+    test(`${path} has the site's own form instead of an empty frame, and the team's e-mail and phone`, async ({
+      page,
+    }) => {
       await page.goto(path);
-      await expect(page.getByRole("heading", { name: "Reach our team directly" })).toBeVisible();
+      // /apply without a booking widget: the same form, and a coach replies with times.
+      await expect(
+        page.getByRole("heading", {
+          name: embed === "booking" ? "Request your call time" : "Tell us about your practice",
+        }),
+      ).toBeVisible();
+      await expect(page.getByRole("button", { name: "Request my strategy call" })).toBeEnabled();
       await expect(page.getByRole("link", { name: "success@advisoraccelerator.com" }).first()).toHaveAttribute(
         "href",
         "mailto:success@advisoraccelerator.com",

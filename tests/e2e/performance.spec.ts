@@ -120,6 +120,16 @@ const stylesheetsApplied = (page: Page) =>
   });
 
 /**
+ * Puts the brand font in the browser's cache, as on any page after a visitor's first: a page then
+ * draws its first screen in it, where a first page may keep the fallback (src/components/
+ * BrandFont.astro). Tests that compare two loads of a page start from the same font.
+ */
+async function warmBrandFont(page: Page) {
+  await page.goto("/", { waitUntil: "networkidle" });
+  await page.waitForFunction(() => localStorage.getItem("brandFont") !== null);
+}
+
+/**
  * How a block is drawn, element by element: its box and the computed styles that decide what the
  * reader sees. Compared instead of pixels, which the software rasteriser does not reproduce
  * exactly from run to run (anti-aliasing of gradients and shadows).
@@ -184,6 +194,7 @@ test.describe("critical CSS", () => {
       test.setTimeout(90_000);
       const context = await browser.newContext({ ...screen.options, baseURL, reducedMotion: "reduce" });
       const page = await context.newPage();
+      await warmBrandFont(page);
       for (const path of FIRST_SCREENS) {
         await page.route(STYLESHEET, (route) => route.abort());
         await page.goto(path, { waitUntil: "networkidle" });
@@ -250,6 +261,8 @@ test.describe("critical CSS", () => {
 
       const context = await browser.newContext({ baseURL, javaScriptEnabled: true, viewport: page.viewportSize() });
       const scripted = await context.newPage();
+      // Without JavaScript the <noscript> face draws the page in the brand font, as a cached font does.
+      await warmBrandFont(scripted);
       await scripted.goto("/transformation", { waitUntil: "networkidle" });
       await stylesheetsApplied(scripted);
       const withScript = await drawn(offer(scripted));

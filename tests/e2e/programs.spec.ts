@@ -128,6 +128,58 @@ test.describe("programs overview", () => {
     });
   }
 
+  for (const viewport of [
+    { width: 390, height: 844 },
+    { width: 1280, height: 900 },
+  ]) {
+    test(`the comparison fits a ${viewport.width} px screen: every program whole, nothing to scroll sideways`, async ({
+      page,
+    }) => {
+      await page.setViewportSize(viewport);
+      await page.goto("/programs");
+      const section = page.locator("section", { has: page.locator("#comparison-heading") });
+      await section.scrollIntoViewIfNeeded();
+      const names = ["Growth Mindset Mastery", "AI Advisor Accelerator", "Advisor OS Accelerator"];
+      // A phone gets a card per program, a wider screen the table; never both.
+      const table = section.getByRole("table", { name: "Compare the programs" });
+      const cards = section.getByRole("listitem");
+      const columns =
+        viewport.width < 768
+          ? names.map((name) => cards.filter({ has: page.getByRole("heading", { level: 3, name }) }))
+          : names.map((name) => table.getByRole("columnheader", { name }));
+      if (viewport.width < 768) {
+        await expect(table).toBeHidden();
+        await expect(cards).toHaveCount(3);
+        for (const card of columns) {
+          // Each card says what the table's rows say, the price included.
+          await expect(card.getByRole("term")).toHaveText(["Format", "Length", "Best for", "Support", "Investment"]);
+        }
+        await expect(columns[1]!.getByRole("definition").last()).toHaveText(priceOf("AI_ACCELERATOR"));
+      } else {
+        await expect(table).toBeVisible();
+        await expect(cards).toHaveCount(0);
+      }
+      for (const [i, column] of columns.entries()) {
+        await expect(column, names[i]).toBeVisible();
+        const box = (await column.boundingBox())!;
+        expect(box.x, `${names[i]} starts on the screen`).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width, `${names[i]} ends on the screen`).toBeLessThanOrEqual(viewport.width);
+      }
+      // Neither the page nor anything in the comparison scrolls sideways (what is there only for
+      // screen readers is clipped to a pixel on purpose).
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+      const overflowing = await section.evaluate((root) =>
+        [root, ...root.querySelectorAll("*")]
+          .filter(
+            (el) =>
+              el.clientWidth > 1 && el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== "visible",
+          )
+          .map((el) => el.outerHTML.slice(0, 80)),
+      );
+      expect(overflowing).toEqual([]);
+    });
+  }
+
   test("/programs/ai-advisor points search engines at /programs", async ({ page }) => {
     await page.goto("/programs/ai-advisor");
     const canonical = await page.locator('link[rel="canonical"]').getAttribute("href");

@@ -8,7 +8,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUSINESS_EMAIL } from "../../functions/_shared/catalogue.ts";
 import { checkoutRequest } from "../../functions/_shared/checkout-request.ts";
+import { leadRequest } from "../../functions/_shared/lead.ts";
 import { orderReference } from "../../functions/_shared/order-reference.ts";
 import { stripeClient } from "../../functions/_shared/stripe.ts";
 import { loadConfig } from "../../local/config.ts";
@@ -207,6 +209,28 @@ describe("the functions' Edge entries under Deno", () => {
       email: "deno-status@example.com",
       reference: await orderReference(session.id),
     });
+  }, 120_000);
+
+  it("leads keeps a consultation request and e-mails the business through Resend's library, replies to the lead", async () => {
+    const { url, child } = await serveEntry("leads", env);
+    children.push(child);
+    const email = "deno-lead@example.com";
+    const body = leadRequest({ name: "Dana Whitfield", email }, "/get-started", 5_000, { utm_source: "deno" });
+    const response = await fetch(url, {
+      method: "POST",
+      // What Supabase's gateway adds: the client's address.
+      headers: { origin: SITE, "content-type": "application/json", "x-forwarded-for": "198.51.100.7" },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("access-control-allow-origin")).toBe(SITE);
+    const { rows } = await stack.db.query<{ notify_status: string; utm_source: string }>(
+      "select notify_status, utm_source from public.leads where email = $1",
+      [email],
+    );
+    expect(rows).toEqual([{ notify_status: "sent", utm_source: "deno" }]);
+    const mail = stack.mail.list().filter((m) => m.replyTo === email);
+    expect(mail.map((m) => [m.to, m.subject])).toEqual([[BUSINESS_EMAIL, "Consultation request: Dana Whitfield"]]);
   }, 120_000);
 
   it("stripe-webhook verifies the signature with Web Crypto, records the order and sends the access e-mail through Resend's library", async () => {

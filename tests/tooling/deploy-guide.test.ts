@@ -13,6 +13,7 @@ import Stripe from "stripe";
 import { afterAll, describe, expect, it } from "vitest";
 import { FUNCTION_ENV, type FunctionVariable } from "../../functions/_shared/env.ts";
 import { ENV as STATUS_ENV } from "../../functions/checkout-status/handler.ts";
+import { ENV as LEADS_ENV } from "../../functions/leads/handler.ts";
 import { ENV as CHECKOUT_ENV } from "../../functions/stripe-checkout/handler.ts";
 import { ENV as WEBHOOK_ENV } from "../../functions/stripe-webhook/handler.ts";
 import { HANDLED_EVENTS } from "../../functions/stripe-webhook/process.ts";
@@ -85,9 +86,9 @@ describe("DEPLOY.md", () => {
 
   it("sets every secret the functions need that the platform does not provide", () => {
     const platform: FunctionVariable[] = ["SUPABASE_URL", "SUPABASE_SERVICE_ROLE_KEY"];
-    const needed = [...new Set<FunctionVariable>([...CHECKOUT_ENV, ...STATUS_ENV, ...WEBHOOK_ENV])].filter(
-      (name) => !platform.includes(name) && !("optional" in FUNCTION_ENV[name]),
-    );
+    const needed = [
+      ...new Set<FunctionVariable>([...CHECKOUT_ENV, ...STATUS_ENV, ...WEBHOOK_ENV, ...LEADS_ENV]),
+    ].filter((name) => !platform.includes(name) && !("optional" in FUNCTION_ENV[name]));
     const [set] = command("npx supabase secrets set STRIPE_SECRET_KEY=rk_test_");
     const names = [...set!.matchAll(/\b([A-Z_]+)=/g)].map((m) => m[1]);
     expect(names.sort()).toEqual(needed.sort());

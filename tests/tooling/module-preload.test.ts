@@ -1,6 +1,6 @@
 import { init } from "es-module-lexer";
 import { beforeAll, describe, expect, it } from "vitest";
-import { addPreloads, preloadsFor, staticImports } from "../../src/integrations/module-preload.mjs";
+import { addPreloads, deferToLoad, preloadsFor, staticImports } from "../../src/integrations/module-preload.mjs";
 
 beforeAll(async () => {
   await init;
@@ -22,6 +22,17 @@ describe("module preloads", () => {
   it("preloads a page's module script and everything it imports statically, once each", async () => {
     const html = '<head></head><body><script type="module" src="/_astro/Header.js"></script></body>';
     expect(await preloadsFor(html, read)).toEqual(["/_astro/Header.js", "/_astro/store.js", "/_astro/supabase.js"]);
+  });
+
+  it('loads the module scripts of a page marked data-scripts="after-load" at the load event, with no preload', async () => {
+    const html =
+      '<head></head><body><consultation-form data-scripts="after-load"></consultation-form><script type="module" src="/_astro/Header.js"></script><script type="module" src="https://cdn.example/a.js"></script></body>';
+    expect(await preloadsFor(html, read)).toEqual([]);
+    expect(deferToLoad(html)).toBe(
+      '<head></head><body><consultation-form data-scripts="after-load"></consultation-form><script type="module">addEventListener("load",()=>import("/_astro/Header.js"),{once:true})</script><script type="module" src="https://cdn.example/a.js"></script></body>',
+    );
+    const unmarked = '<head></head><body><script type="module" src="/_astro/Header.js"></script></body>';
+    expect(deferToLoad(unmarked)).toBe(unmarked);
   });
 
   it("leaves pages without module scripts, inline scripts and other origins alone", async () => {

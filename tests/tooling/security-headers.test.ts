@@ -55,6 +55,19 @@ describe("security headers", () => {
     }
   });
 
+  it("lets a lead page's own form reach its function, and nothing else of the project", () => {
+    const form = `<consultation-form data-function-url="${SUPABASE}/functions/v1/leads"><form></form></consultation-form>`;
+    const csp = contentSecurityPolicy([{ route: "/get-started", html: form }], { supabaseOrigin: SUPABASE });
+    expect(csp).toContain(`connect-src 'self' ${SUPABASE}/functions/v1/leads;`);
+    expect(csp).not.toContain(`img-src 'self' data: ${SUPABASE}`);
+    expect(csp).toContain("frame-ancestors 'self'");
+    // Another host named there is not the project's: nothing is added for it.
+    const elsewhere = `<div data-function-url="https://collector.example/leads"></div>`;
+    expect(contentSecurityPolicy([{ route: "/apply", html: elsewhere }], { supabaseOrigin: SUPABASE })).toContain(
+      "connect-src 'self';",
+    );
+  });
+
   it("allows an embed's origins on its page only", () => {
     const csp = contentSecurityPolicy([{ route: "/apply", html: lead }], { supabaseOrigin: SUPABASE });
     expect(csp).toContain("frame-src https://forms.provider.test https://js.provider.test");

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CATALOGUE_FILE, catalogueSource, syncCatalogue } from "../../scripts/catalogue.mjs";
-import { CATALOGUE } from "../../functions/_shared/catalogue.ts";
+import { BUSINESS_EMAIL, CATALOGUE } from "../../functions/_shared/catalogue.ts";
 import { loadPrograms } from "./content-files";
 
 describe("the functions' catalogue", () => {
@@ -27,10 +27,28 @@ describe("the functions' catalogue", () => {
     expect(sold).toEqual(shown);
   });
 
+  it("sends lead notifications to the contact address of content/site.yaml, and follows it when edited", async () => {
+    const contact = /^ {4}email: (\S+)$/m.exec(
+      readFileSync(join(import.meta.dirname, "../../content/site.yaml"), "utf8"),
+    );
+    expect(BUSINESS_EMAIL).toBe(contact?.[1]);
+    const dir = mkdtempSync(join(tmpdir(), "catalogue-"));
+    try {
+      cpSync(join(import.meta.dirname, "../../content/programs"), join(dir, "content/programs"), { recursive: true });
+      cpSync(join(import.meta.dirname, "../../content/site.yaml"), join(dir, "content/site.yaml"));
+      const site = join(dir, "content/site.yaml");
+      writeFileSync(site, readFileSync(site, "utf8").replace(`email: ${BUSINESS_EMAIL}`, "email: leads@example.com"));
+      expect(await catalogueSource(join(dir, "content"))).toContain('BUSINESS_EMAIL = "leads@example.com"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("follows a price edited in content at the next `npm start` (syncCatalogue), and leaves a current file alone", async () => {
     const dir = mkdtempSync(join(tmpdir(), "catalogue-"));
     try {
       cpSync(join(import.meta.dirname, "../../content/programs"), join(dir, "content/programs"), { recursive: true });
+      cpSync(join(import.meta.dirname, "../../content/site.yaml"), join(dir, "content/site.yaml"));
       const file = join(dir, "catalogue.ts");
       writeFileSync(file, readFileSync(CATALOGUE_FILE, "utf8"));
       expect(await syncCatalogue(join(dir, "content"), file)).toBe("current");

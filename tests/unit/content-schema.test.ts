@@ -2,13 +2,26 @@
  * A broken content file must fail the build with a message naming the file and the field.
  * The first block checks the schemas directly; the second runs the real `astro sync` on a copy
  * of the project with one file broken: a bad value, a reference to an entry that does not exist,
- * a page section left out. The last builds a copy in which one program has no testimonial.
+ * a page section left out, a statistic without its source. The last ones build copies: one in
+ * which one program has no testimonial, one with photos and videos the shipped content lacks.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "astro/zod";
-import { curriculumSchema, programSchema, type Ref, siteSchema, testimonialSchema } from "../../src/schemas/content";
+import {
+  advisorOsPageSchema,
+  chartSchema,
+  coachSchema,
+  curriculumSchema,
+  type Image,
+  programSchema,
+  type Ref,
+  siteSchema,
+  statSchema,
+  testimonialSchema,
+} from "../../src/schemas/content";
 import { copyProject, type ProjectCopy } from "../support/project-copy.ts";
 import { loadPrograms } from "./content-files";
 
@@ -19,6 +32,8 @@ function issues(result: { success: boolean; error?: { issues: { path: PropertyKe
 
 /** References as plain ids; whether the entry exists is checked by `astro sync`, below. */
 const ref: Ref = (collection) => z.string().transform((id) => ({ collection, id }));
+/** Image paths as written; `astro sync` and the build resolve the files, below. */
+const image = (() => z.string()) as unknown as Image;
 
 describe("content schemas", () => {
   const valid = loadPrograms()[0]!;
@@ -58,18 +73,87 @@ describe("content schemas", () => {
   };
 
   it("read a testimonial's programs as references", () => {
-    const parsed = testimonialSchema(ref).parse(testimonial);
+    const parsed = testimonialSchema(ref, image).parse(testimonial);
     expect(parsed.programs).toEqual([{ collection: "programs", id: "growth-mindset" }]);
   });
 
   it("reject a testimonial gradient that is not two hex colours", () => {
-    const result = testimonialSchema(ref).safeParse({ ...testimonial, gradientColors: ["#7c3aed", "purple"] });
+    const result = testimonialSchema(ref, image).safeParse({ ...testimonial, gradientColors: ["#7c3aed", "purple"] });
     expect(issues(result)[0]).toMatch(/^gradientColors\.1: must be a hex colour/);
   });
 
   it("reject a testimonial that names no program, since it would appear on no page", () => {
-    const result = testimonialSchema(ref).safeParse({ ...testimonial, programs: [] });
+    const result = testimonialSchema(ref, image).safeParse({ ...testimonial, programs: [] });
     expect(issues(result)).toEqual(["programs: name at least one program the testimonial speaks about"]);
+  });
+
+  const stat = { value: "300%", label: "Average AUM growth", order: 1 };
+  const source = "Advisor Accelerator survey of 2023-2025 program graduates; individual results vary.";
+
+  it("reject a statistic without its source, and one whose source says nothing", () => {
+    expect(statSchema.parse({ ...stat, source }).source).toBe(source);
+    expect(issues(statSchema.safeParse(stat))).toEqual([
+      "source: every statistic needs its source: who measured it, how and when (shown as a footnote)",
+    ]);
+    expect(issues(statSchema.safeParse({ ...stat, source: "Survey." }))).toEqual([
+      "source: too short for a source: say who measured it, how and when",
+    ]);
+  });
+
+  it("reject a chart without its source", () => {
+    const { success } = chartSchema.safeParse({ title: "Reasons", bars: [{ label: "One", percent: 35 }] });
+    expect(success).toBe(false);
+  });
+
+  it("reject a payoff figure of the OS page without its source", () => {
+    const payoff = {
+      heading: "What it gives back",
+      items: [
+        {
+          label: "30-60 days",
+          title: "20-30% less admin time",
+          description: "Documented workflows take the first bite.",
+        },
+      ],
+    };
+    const result = advisorOsPageSchema(ref).safeParse({ sections: { payoff } });
+    expect(issues(result)).toContain(
+      "sections.payoff.items.0.source: every statistic needs its source: who measured it, how and when (shown as a footnote)",
+    );
+  });
+
+  const coach = {
+    name: "A Coach",
+    role: "Operations coach",
+    bio: "Ran operations at two advisory firms and now coaches the implementation calls of the OS program.",
+    credentials: ["Fifteen years in advisory-firm operations"],
+    programs: ["os-accelerator"],
+    order: 1,
+  };
+
+  it("read a coach, with or without a photo, and their programs as references", () => {
+    const parsed = coachSchema(ref, image).parse(coach);
+    expect(parsed.programs).toEqual([{ collection: "programs", id: "os-accelerator" }]);
+    expect(parsed.photo).toBeUndefined();
+    expect(coachSchema(ref, image).parse({ ...coach, photo: "./photos/a-coach.jpg" }).photo).toBe(
+      "./photos/a-coach.jpg",
+    );
+  });
+
+  it("reject a coach who coaches no program, since they would appear on no program's page", () => {
+    expect(issues(coachSchema(ref, image).safeParse({ ...coach, programs: [] }))).toEqual([
+      "programs: name at least one program the coach coaches",
+    ]);
+  });
+
+  it("read a testimonial's video as a Wistia media id, and reject anything else", () => {
+    const video = { provider: "wistia", id: "h3m9pz6c2d" };
+    expect(testimonialSchema(ref, image).parse({ ...testimonial, video }).video).toEqual(video);
+    const result = testimonialSchema(ref, image).safeParse({
+      ...testimonial,
+      video: { ...video, id: "https://wistia.com/x" },
+    });
+    expect(issues(result)).toEqual(["video.id: must be a Wistia media id: 10 lowercase letters and digits"]);
   });
 
   it("reject a curriculum item without its label", () => {
@@ -88,10 +172,21 @@ describe("content schemas", () => {
 const copies: ProjectCopy[] = [];
 afterAll(() => copies.forEach((copy) => copy.remove()));
 
-/** Copies the project, lets each edit change one file of content/, runs `astro <command>` in the copy. */
-async function astroWith(command: "sync" | "build", edits: Record<string, (text: string) => string>) {
+/**
+ * Copies the project, adds the `files` (paths under content/) and lets each edit change one file
+ * of content/, runs `astro <command>` in the copy.
+ */
+async function astroWith(
+  command: "sync" | "build",
+  edits: Record<string, (text: string) => string>,
+  files: Record<string, Buffer> = {},
+) {
   const copy = copyProject();
   copies.push(copy);
+  for (const [file, bytes] of Object.entries(files)) {
+    mkdirSync(join(copy.dir, "content", file, ".."), { recursive: true });
+    writeFileSync(join(copy.dir, "content", file), bytes);
+  }
   for (const [file, edit] of Object.entries(edits)) {
     const target = join(copy.dir, "content", file);
     const before = readFileSync(target, "utf8");
@@ -154,6 +249,16 @@ describe("astro build on broken content", () => {
     );
     expect(result.failed).toBe(true);
     expect(result.output).toMatch(/stats\.yaml cannot be read as YAML: duplicated mapping key[^\n]*\(\d+:\d+\)/);
+  });
+
+  it("fails on a statistic without its source, naming the file, the entry and the field", async () => {
+    const result = await syncWith("success-metrics.yaml", (t) =>
+      t.replace(/(completion:\n(?:.*\n)*?) {2}source: >-\n(?: {4}.*\n)+/, "$1"),
+    );
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(result.target);
+    expect(result.output).toContain("completion");
+    expect(result.output).toContain("source: every statistic needs its source");
   });
 
   it("fails on a price that is not whole cents, naming the file and the field", async () => {
@@ -307,8 +412,7 @@ describe("testimonials in the built pages", () => {
   it("a program that no testimonial names shows none, not everyone else's", { timeout: 90_000 }, async () => {
     const result = await astroWith("build", {
       "testimonials/elena-vasquez.yaml": (t) => t.replace("programs: [growth-mindset]", "programs: [os-accelerator]"),
-      "testimonials/sarah-lindqvist.yaml": (t) =>
-        t.replace("programs: [ai-advisor-accelerator, growth-mindset]", "programs: [ai-advisor-accelerator]"),
+      "testimonials/grace-adeyemi.yaml": (t) => t.replace("programs: [growth-mindset]", "programs: [os-accelerator]"),
     });
     expect(result.output).toBe("");
     const html = (page: string) => readFileSync(join(result.dir, "dist", `${page}.html`), "utf8");
@@ -319,4 +423,107 @@ describe("testimonials in the built pages", () => {
     expect(html("programs/advisor-os-accelerator")).toContain("Elena Vasquez");
     expect(html("programs/ai-advisor-accelerator")).not.toContain("Elena Vasquez");
   });
+});
+
+describe("photos and videos in the built pages", () => {
+  /** An abstract test picture, a gradient with a circle (no one's face), as a JPEG a marketer might save. */
+  const picture = (width: number, height: number) =>
+    sharp(
+      Buffer.from(
+        `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
+          `<defs><linearGradient id="g" x2="1" y2="1"><stop stop-color="#7c3aed"/><stop offset="1" stop-color="#0ea5e9"/></linearGradient></defs>` +
+          `<rect width="100%" height="100%" fill="url(#g)"/><circle cx="50%" cy="40%" r="20%" fill="#fff" fill-opacity=".4"/></svg>`,
+      ),
+    )
+      .jpeg()
+      .toBuffer();
+
+  it(
+    "photos go through Astro's image pipeline as AVIF and WebP at their display sizes; a configured video gets its play button",
+    { timeout: 180_000 },
+    async () => {
+      const result = await astroWith(
+        "build",
+        {
+          "coaches/jordan-ellis.yaml": (t) => `${t}photo: ./photos/jordan-ellis.jpg\n`,
+          "testimonials/grace-adeyemi.yaml": (t) =>
+            `${t}photo: ./photos/grace-adeyemi.jpg\nvideo: { provider: wistia, id: g7k2m9p4qx }\n`,
+          "site.yaml": (t) => t.replace(/(heroVideo:[\s\S]*?wistiaMediaId: )""/, '$1"h3m9pz6c2d"'),
+        },
+        {
+          "coaches/photos/jordan-ellis.jpg": await picture(900, 1200),
+          "testimonials/photos/grace-adeyemi.jpg": await picture(600, 600),
+        },
+      );
+      expect(result.output).toBe("");
+      const dist = join(result.dir, "dist");
+      const html = (page: string) => readFileSync(join(dist, `${page}.html`), "utf8");
+      /** The <picture> of a photo (by its file's name), with its sources' srcsets by type and its <img>. */
+      const pictureOf = (page: string, photo: string) => {
+        const match = [...html(page).matchAll(/<picture\b[^>]*>([\s\S]*?)<\/picture>/g)].find((m) =>
+          m[1]!.includes(`/_astro/${photo}.`),
+        );
+        expect(match, `${page}: a <picture> of ${photo}`).toBeDefined();
+        const sources = Object.fromEntries(
+          [...match![1]!.matchAll(/<source\b([^>]*)>/g)].map(([, attrs]) => [
+            /type="([^"]+)"/.exec(attrs!)![1],
+            { srcset: /srcset="([^"]+)"/.exec(attrs!)![1]!, sizes: /sizes="([^"]+)"/.exec(attrs!)?.[1] },
+          ]),
+        );
+        return { sources, img: /<img\b[^>]*>/.exec(match![1]!)![0] };
+      };
+      /** The width and height of each file of a srcset, read from the built files. */
+      const files = (srcset: string) =>
+        Promise.all(
+          srcset.split(", ").map(async (entry) => {
+            const [url, width] = entry.split(" ");
+            const { width: w, height: h, format } = await sharp(join(dist, url!)).metadata();
+            return { width, size: `${w}x${h}`, format };
+          }),
+        );
+
+      // The coach's portrait on the home page: 112 x 140, cropped to 4:5, at 1x, 2x and 3x.
+      const coach = pictureOf("index", "jordan-ellis");
+      expect(coach.img).toContain('alt="Portrait of Jordan Ellis"');
+      expect(Object.keys(coach.sources)).toEqual(["image/avif", "image/webp"]);
+      expect(coach.sources["image/avif"]!.sizes).toBe("112px");
+      expect(await files(coach.sources["image/avif"]!.srcset)).toEqual([
+        { width: "112w", size: "112x140", format: "heif" },
+        { width: "224w", size: "224x280", format: "heif" },
+        { width: "336w", size: "336x420", format: "heif" },
+      ]);
+      expect((await files(coach.sources["image/webp"]!.srcset)).map((f) => f.format)).toEqual(["webp", "webp", "webp"]);
+      expect(coach.img).toMatch(/\swidth="112"/);
+      expect(coach.img).toMatch(/\sheight="140"/);
+      expect(coach.img).toMatch(/\sloading="lazy"/);
+      // The other coaches still have no photo: their initials, not a stand-in face.
+      expect(html("index")).toContain("data-photo-placeholder");
+      expect(html("programs/growth-mindset")).toContain("Portrait of Jordan Ellis");
+
+      // The client's photo on the pages of the program the testimonial speaks about: a 48 px avatar.
+      for (const page of ["programs/growth-mindset", "mindset"]) {
+        const client = pictureOf(page, "grace-adeyemi");
+        // Decorative: the client's name is beside it.
+        expect(client.img).toMatch(/\salt(="")?\s/);
+        expect(Object.keys(client.sources)).toEqual(["image/avif", "image/webp"]);
+        expect((await files(client.sources["image/webp"]!.srcset)).map((f) => f.size)).toEqual([
+          "48x48",
+          "96x96",
+          "144x144",
+        ]);
+        expect(client.img).toMatch(/\sloading="lazy"/);
+        // Their video: a play button, and the page's policy lets Wistia's player frame in.
+        expect(html(page)).toContain('aria-label="Play video: Grace Adeyemi, Adeyemi Planning Group"');
+      }
+
+      // The hero with a video: the poster and a play button instead of the still.
+      expect(html("index")).toContain('aria-label="Play video: Watch: how independent advisors');
+      expect(html("index")).not.toContain("The Advisor Accelerator framework: Attract");
+      const headers = readFileSync(join(dist, "_headers"), "utf8");
+      for (const route of ["/", "/programs/growth-mindset", "/mindset"]) {
+        const rule = headers.split(/\n(?=\S)/).find((block) => block.split("\n")[0] === route);
+        expect(rule, route).toMatch(/frame-src [^;]*https:\/\/fast\.wistia\.net/);
+      }
+    },
+  );
 });

@@ -13,7 +13,8 @@ interface Props {
 type Phase = "final" | "waiting" | "animating";
 
 /**
- * A horizontal bar chart on a 0-100% scale (each bar's track is 100%) that grows its bars once,
+ * A horizontal bar chart on a 0-100% scale (each bar's track is 100%), with its source as a footnote
+ * (content/charts.yaml: every chart has a `source`). It grows its bars once,
  * when 30% of it scrolls into view. The server renders the final values, which is also what
  * visitors without JavaScript or who prefer reduced motion see; a chart already on screen when
  * the page loads does not animate.
@@ -22,6 +23,8 @@ export default function BarChart({ title, source, bars, threshold = 0.3 }: Props
   const [phase, setPhase] = useState<Phase>("final");
   const reducedMotion = usePrefersReducedMotion();
   const root = useRef<HTMLElement>(null);
+  // The same on the server and in the browser, and unique per chart: from its title.
+  const sourceId = `${title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-source`;
 
   useEffect(() => {
     const element = root.current;
@@ -49,7 +52,20 @@ export default function BarChart({ title, source, bars, threshold = 0.3 }: Props
 
   return (
     <figure ref={root} data-phase={phase} className="rounded-2xl border border-white/10 bg-panel p-6 sm:p-8">
-      <figcaption className="text-lg font-semibold text-white">{title}</figcaption>
+      <figcaption className="text-lg font-semibold text-white">
+        {title}
+        {/* The footnote mark, as SourceMark.astro draws it: the number links to the source below. */}
+        <sup className="ml-0.5 text-[0.7em] font-semibold">
+          <a
+            href={`#${sourceId}`}
+            aria-label="Source 1"
+            className="rounded-sm px-0.5 text-sky-300 underline underline-offset-2 hover:text-white"
+            data-source-mark="1"
+          >
+            1
+          </a>
+        </sup>
+      </figcaption>
       <ol className="mt-6 space-y-5">
         {bars.map((bar, i) => (
           <li key={bar.label}>
@@ -72,7 +88,11 @@ export default function BarChart({ title, source, bars, threshold = 0.3 }: Props
           </li>
         ))}
       </ol>
-      <p className="mt-6 text-xs text-slate-400">{source}</p>
+      <p id={sourceId} className="mt-6 scroll-mt-24 text-xs leading-5 text-slate-400 target:text-slate-200">
+        <span className="font-semibold tracking-wider text-slate-300 uppercase">Source</span>{" "}
+        <span className="sr-only">1: </span>
+        {source}
+      </p>
     </figure>
   );
 }

@@ -1,0 +1,271 @@
+/**
+ * `leads`: the lead pages' own consultation form (src/features/leads/), for when no scheduling
+ * provider is configured. POST JSON (functions/_shared/lead.ts): it keeps the request with the
+ * visit's first touch (public.leads), then e-mails the business (functions/_shared/emails.ts,
+ * reply-to the lead). The lead is kept first: a mail outage leaves it owed on its row, the visitor
+ * is answered as usual, and a later request sends it (claim_lead_notifications).
+ *
+ * What it refuses, and how: a body over 16 KB (413) before parsing; answers that fail the form's
+ * rules (400, field by field); a flood, per e-mail address and per client address, counted in
+ * Postgres (rate_limit_hit: hosted instances share no memory) with 429 and Retry-After, nothing
+ * stored. A bot (the honeypot filled, or the form sent sooner than a person could) is answered as
+ * if accepted, and nothing is stored or sent: a bot told nothing learns nothing. It sends the
+ * visitor nothing: a form that e-mails any address typed into it is a spammer's tool.
+ *
+ * No JWT (`verify_jwt = false`): visitors have no account, and its checks are its gate. CORS for
+ * the site's origins. Runs under Node (local stack, tests) and Deno (Supabase Edge, ./index.ts).
+ */
+import { BUSINESS_EMAIL } from "../_shared/catalogue.ts";
+import { ATTRIBUTION_KEYS, ATTRIBUTION_VALUE_MAX, type AttributionKey } from "../_shared/checkout-request.ts";
+import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
+import { leadNotificationEmail } from "../_shared/emails.ts";
+import { type Env, type FunctionVariable, json } from "../_shared/env.ts";
+import {
+  checkLead,
+  HONEYPOT,
+  type Lead,
+  type LeadAnswer,
+  MAX_BODY_BYTES,
+  MIN_FILL_MS,
+  PAGE_PATH,
+} from "../_shared/lead.ts";
+import { sendEmail } from "../_shared/mail.ts";
+import { adminClient } from "../_shared/supabase-admin.ts";
+
+/** What the function reads from its environment (functions/_shared/env.ts checks them at start). */
+export const ENV = [
+  "ALLOWED_ORIGINS",
+  "SUPABASE_URL",
+  "SUPABASE_SERVICE_ROLE_KEY",
+  "RESEND_API_KEY",
+  "RESEND_API_URL",
+  "MAIL_FROM",
+] as const satisfies readonly FunctionVariable[];
+
+/**
+ * How many requests go through per window. Per e-mail address: a person who asks three times in
+ * an hour has been heard. Per client address: an office or a conference network shares one, so
+ * it allows ten, and still stops a script from filling the table.
+ */
+export const LIMITS = {
+  email: { hits: 3, window: "1 hour" },
+  address: { hits: 10, window: "1 hour" },
+} as const;
+
+/** Earlier leads whose notification is owed, sent after a new lead's own went through. */
+const CATCH_UP = 3;
+
+const METHODS = "POST, OPTIONS";
+
+/** A row of public.leads, as the database answers it. */
+interface LeadRow extends Record<AttributionKey, string | null> {
+  id: string;
+  created_at: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  firm: string | null;
+  aum: string | null;
+  help: string | null;
+  page: string;
+}
+
+/** An IPv4 or IPv6 address, as written in `X-Forwarded-For`. */
+const IP = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?::\d{1,3}(?:\.\d{1,3}){3})?)$/i;
+
+/**
+ * The client's address: the first entry of `X-Forwarded-For` that is an IP address, which
+ * Supabase's gateway sets to the address the request came from. It is the one Supabase Auth
+ * keys its own rate limits on behind the same gateway (supabase/auth,
+ * internal/utilities/request.go `GetIPAddress`); the local gateway (local/functions.ts) sets it
+ * the same way. Null when there is none.
+ */
+export function clientAddress(request: Request): string | null {
+  for (const entry of (request.headers.get("x-forwarded-for") ?? "").split(",")) {
+    const address = entry.trim();
+    if (address && IP.test(address)) return address.toLowerCase();
+  }
+  return null;
+}
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The body as text, or null when it is larger than `limit` bytes (read no further than that). */
+async function readCapped(request: Request, limit: number): Promise<string | null> {
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (declared > limit) return null;
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** A sign of a bot: the honeypot filled, or the form sent sooner than a person fills it in (or without saying when). */
+function looksAutomated(body: Record<string, unknown>): boolean {
+  const trap = body[HONEYPOT];
+  if (trap !== undefined && trap !== "" && trap !== null) return true;
+  const elapsed = body.elapsed_ms;
+  return typeof elapsed !== "number" || !Number.isFinite(elapsed) || elapsed < MIN_FILL_MS;
+}
+
+function attributionOf(value: unknown): Partial<Record<AttributionKey, string>> {
+  const kept: Partial<Record<AttributionKey, string>> = {};
+  if (!value || typeof value !== "object" || Array.isArray(value)) return kept;
+  for (const key of ATTRIBUTION_KEYS) {
+    const given = (value as Record<string, unknown>)[key];
+    if (typeof given === "string" && given.trim()) kept[key] = given.trim().slice(0, ATTRIBUTION_VALUE_MAX);
+  }
+  return kept;
+}
+
+/** Counts this request against each limit; answers the longest wait among those it exceeds, or 0. */
+async function overLimit(env: Env, lead: Lead, address: string | null): Promise<number> {
+  const db = adminClient(env);
+  const hit = async (key: string, limit: { hits: number; window: string }) => {
+    const { data, error } = await db.rpc("rate_limit_hit", {
+      p_key: key,
+      p_limit: limit.hits,
+      p_window: limit.window,
+    });
+    if (error) throw new Error(`rate_limit_hit: ${error.message}`);
+    const answer = data as { allowed: boolean; retry_after: number };
+    return answer.allowed ? 0 : answer.retry_after;
+  };
+  // Keyed on digests: the table needs to tell addresses apart, not to know them.
+  const waits = await Promise.all([
+    hit(`leads:email:${await sha256(lead.email)}`, LIMITS.email),
+    ...(address ? [hit(`leads:address:${await sha256(address)}`, LIMITS.address)] : []),
+  ]);
+  return Math.max(...waits);
+}
+
+/** Sends the business the notification of `row` and records the outcome on it; true when it went. */
+async function notify(env: Env, row: LeadRow): Promise<boolean> {
+  const db = adminClient(env);
+  let providerId: string | null = null;
+  let failure: string | null = null;
+  try {
+    const email = leadNotificationEmail(BUSINESS_EMAIL, {
+      name: row.name,
+      email: row.email,
+      phone: row.phone,
+      firm: row.firm,
+      aum: row.aum,
+      help: row.help,
+      page: row.page,
+      createdAt: new Date(row.created_at).toISOString(),
+      attribution: Object.fromEntries(ATTRIBUTION_KEYS.map((key) => [key, row[key]])),
+    });
+    providerId = await sendEmail(env, email, `lead-${row.id}`);
+  } catch (error) {
+    failure = error instanceof Error ? error.message : String(error);
+    console.error(`leads: the notification of lead ${row.id} was not sent:`, failure);
+  }
+  const { error } = await db.rpc("finish_lead_notification", {
+    p_id: row.id,
+    p_provider_id: providerId,
+    p_error: failure,
+  });
+  if (error) console.error(`leads: the notification of lead ${row.id} could not be recorded:`, error.message);
+  return failure === null;
+}
+
+/** After a send went through: the notifications an outage left owed, a few at a time. */
+async function catchUp(env: Env): Promise<void> {
+  const { data, error } = await adminClient(env).rpc("claim_lead_notifications", { p_limit: CATCH_UP });
+  if (error) {
+    console.error("leads: owed notifications could not be claimed:", error.message);
+    return;
+  }
+  for (const row of (data ?? []) as LeadRow[]) if (!(await notify(env, row))) return;
+}
+
+export default async function handler(request: Request, env: Env): Promise<Response> {
+  const origins = parseOrigins(env.ALLOWED_ORIGINS);
+  const early = preflight(request, origins, METHODS);
+  if (early) return early;
+  const answer = (body: LeadAnswer, status = 200, headers: Record<string, string> = {}) =>
+    withCors(request, json(body, status, { "cache-control": "no-store", ...headers }), origins, METHODS);
+  if (request.method !== "POST") return answer({ error: "Method not allowed: use POST." }, 405, { allow: METHODS });
+
+  const text = await readCapped(request, MAX_BODY_BYTES);
+  if (text === null) return answer({ error: `The request is larger than ${MAX_BODY_BYTES / 1024} KB.` }, 413);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return answer({ error: "The request body must be JSON." }, 400);
+  }
+  if (!body || typeof body !== "object" || Array.isArray(body))
+    return answer({ error: "The request body must be a JSON object." }, 400);
+  const input = body as Record<string, unknown>;
+  // As if accepted: nothing stored, nothing sent.
+  if (looksAutomated(input)) return answer({ ok: true });
+
+  const page = typeof input.page === "string" && input.page.length <= 100 ? input.page : "";
+  if (!PAGE_PATH.test(page)) return answer({ error: "page must be the lead page's path, like /get-started." }, 400);
+  const checked = checkLead(input);
+  if (!checked.ok) return answer({ error: "Please correct the highlighted answers.", errors: checked.errors }, 400);
+  const { lead } = checked;
+
+  let row: LeadRow;
+  try {
+    const wait = await overLimit(env, lead, clientAddress(request));
+    if (wait > 0) {
+      return answer(
+        {
+          error: "Too many requests from you in a short time. Please try again later.",
+          retry_after: wait,
+        },
+        429,
+        { "retry-after": String(wait) },
+      );
+    }
+    const { data, error } = await adminClient(env)
+      .from("leads")
+      .insert({
+        name: lead.name,
+        email: lead.email,
+        phone: lead.phone || null,
+        firm: lead.firm || null,
+        aum: lead.aum || null,
+        help: lead.help || null,
+        page,
+        ...attributionOf(input.attribution),
+        // This request sends its notification itself: claimed from the start.
+        notify_attempts: 1,
+        notify_claimed_at: new Date().toISOString(),
+      })
+      .select("id, created_at, name, email, phone, firm, aum, help, page, " + ATTRIBUTION_KEYS.join(", "))
+      .single();
+    if (error) throw new Error(`insert: ${error.message}`);
+    row = data as unknown as LeadRow;
+  } catch (error) {
+    console.error("leads: the request could not be stored:", error);
+    return answer({ error: "Your request could not be saved just now. Please try again in a minute." }, 503);
+  }
+
+  // Kept: from here on the visitor is told it went through, whatever the mail does.
+  if (await notify(env, row)) await catchUp(env).catch((error: unknown) => console.error("leads: catch-up:", error));
+  return answer({ ok: true });
+}

@@ -1,0 +1,335 @@
+/**
+ * The lead pages' consultation form through the whole local stack, on PGlite and PostgreSQL: the
+ * real `leads` function (functions/leads/handler.ts) behind the stack's gateway, the Resend
+ * stand-in keeping the business's notification in the outbox, and real supabase-js clients
+ * probing what visitors and customers can reach. Each test posts from an address of its own on
+ * the loopback network (127.0.0.0/8), so their rate limits are apart, as two visitors' are.
+ */
+import { request as httpRequest } from "node:http";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { BUSINESS_EMAIL } from "../../functions/_shared/catalogue.ts";
+import { FIELD_MAX, leadRequest, MAX_BODY_BYTES } from "../../functions/_shared/lead.ts";
+import { LIMITS } from "../../functions/leads/handler.ts";
+import { BACKENDS, startTestStack, type TestStack } from "../../local/harness.ts";
+import { LOCAL_MAIL_FROM } from "../../local/stack.ts";
+
+const SITE = "http://localhost:4321";
+const ATTRIBUTION = {
+  utm_source: "linkedin",
+  utm_medium: "paid",
+  utm_campaign: "q4-ria",
+  referrer: "https://www.linkedin.com/feed/",
+  landing_page: "/transformation",
+};
+
+let serial = 0;
+const unique = (name: string) => `${name}.${Date.now().toString(36)}${serial++}@example.com`;
+/** A client address of its own for each caller: 127.0.0.2, 127.0.0.3, … (Linux answers the whole 127/8). */
+let host = 1;
+const nextAddress = () => `127.0.${Math.floor(++host / 250)}.${(host % 250) + 2}`;
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: { ok?: true; error?: string; errors?: Record<string, string>; retry_after?: number };
+}
+
+describe.each(BACKENDS)("the consultation form's function on $name", (backend) => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startTestStack(backend, { seed: false });
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  afterEach(() => {
+    delete process.env.RESEND_API_KEY;
+    delete process.env.RESEND_API_URL;
+  });
+
+  /** POSTs `body` to the function from the client address `from`, as a browser on the site does. */
+  function post(
+    body: unknown,
+    from: string,
+    { headers = {}, raw }: { headers?: Record<string, string>; raw?: string } = {},
+  ): Promise<Answer> {
+    const url = new URL(`${stack.url}/functions/v1/leads`);
+    const payload = raw ?? JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const call = httpRequest(
+        {
+          host: "127.0.0.1",
+          port: url.port,
+          path: url.pathname,
+          method: "POST",
+          localAddress: from,
+          headers: { origin: SITE, "content-type": "application/json", ...headers },
+        },
+        (response) => {
+          let text = "";
+          response.setEncoding("utf8");
+          response.on("data", (chunk: string) => (text += chunk));
+          response.on("end", () =>
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, body: JSON.parse(text || "{}") }),
+          );
+        },
+      );
+      call.on("error", reject);
+      call.end(payload);
+    });
+  }
+
+  const answers = (email: string, name = "Jordan Reyes") => ({
+    name,
+    email,
+    phone: "(303) 555-0199",
+    firm: "Reyes Wealth Partners",
+    aum: "$50M to $100M",
+    help: "Two advisors, no repeatable review process.\nWe want to grow past $100M without a third hire.",
+  });
+  const body = (email: string, overrides: Record<string, unknown> = {}) => ({
+    ...leadRequest(answers(email), "/get-started-ai", 6_000, ATTRIBUTION),
+    ...overrides,
+  });
+
+  const leadsOf = async (email: string) =>
+    (
+      await stack.db.query<Record<string, unknown>>("select * from public.leads where email = $1 order by created_at", [
+        email.toLowerCase(),
+      ])
+    ).rows;
+  const notifications = (email: string) =>
+    stack.mail.list().filter((m) => m.to === BUSINESS_EMAIL && m.replyTo === email.toLowerCase());
+
+  it("keeps the request with the visit's first touch and e-mails the business, replies going to the lead", async () => {
+    const email = unique("jordan");
+    const answer = await post(body(email.toUpperCase()), nextAddress());
+    expect(answer).toMatchObject({ status: 200, body: { ok: true } });
+    expect(answer.headers["access-control-allow-origin"]).toBe(SITE);
+
+    const [lead, ...more] = await leadsOf(email);
+    expect(more).toEqual([]);
+    expect(lead).toMatchObject({
+      name: "Jordan Reyes",
+      email,
+      phone: "(303) 555-0199",
+      firm: "Reyes Wealth Partners",
+      aum: "$50M to $100M",
+      page: "/get-started-ai",
+      utm_source: "linkedin",
+      utm_medium: "paid",
+      utm_campaign: "q4-ria",
+      utm_term: null,
+      referrer: "https://www.linkedin.com/feed/",
+      landing_page: "/transformation",
+      notify_status: "sent",
+      notify_attempts: 1,
+      notify_error: null,
+    });
+
+    const [mail, ...again] = notifications(email);
+    expect(again).toEqual([]);
+    expect(mail).toMatchObject({ from: LOCAL_MAIL_FROM, subject: "Consultation request: Jordan Reyes" });
+    for (const line of [
+      `Email: ${email}`,
+      "Phone: (303) 555-0199",
+      "Firm: Reyes Wealth Partners",
+      "Assets under management: $50M to $100M",
+      "Page: /get-started-ai",
+      "We want to grow past $100M without a third hire.",
+      "Source: linkedin",
+      "Medium: paid",
+      "Campaign: q4-ria",
+      "Term: —",
+      "Referrer: https://www.linkedin.com/feed/",
+      "Landing page: /transformation",
+    ]) {
+      expect(mail!.text).toContain(line);
+    }
+    expect(mail!.html).toContain("white-space:pre-wrap");
+  });
+
+  it("answers the browser's preflight for the site's origins only", async () => {
+    const preflight = (origin: string) =>
+      fetch(`${stack.url}/functions/v1/leads`, {
+        method: "OPTIONS",
+        headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+      });
+    const ours = await preflight(SITE);
+    expect(ours.status).toBe(204);
+    expect(ours.headers.get("access-control-allow-origin")).toBe(SITE);
+    expect(ours.headers.get("access-control-allow-methods")).toBe("POST, OPTIONS");
+    expect((await preflight("https://elsewhere.example")).headers.get("access-control-allow-origin")).toBeNull();
+    expect((await fetch(`${stack.url}/functions/v1/leads`)).status).toBe(405);
+  });
+
+  it("lets no visitor or customer read or write a lead, or touch the rate limits, through the API (RLS)", async () => {
+    const email = unique("private");
+    expect((await post(body(email), nextAddress())).status).toBe(200);
+    const password = "lead-probe-2026";
+    const customer = unique("customer");
+    const created = await stack.admin().auth.admin.createUser({ email: customer, password, email_confirm: true });
+    expect(created.error).toBeNull();
+    const signedIn = stack.client();
+    expect((await signedIn.auth.signInWithPassword({ email: customer, password })).error).toBeNull();
+
+    for (const [who, client] of [
+      ["anon", stack.client()],
+      ["authenticated", signedIn],
+    ] as const) {
+      const read = await client.from("leads").select("*");
+      expect(read.error?.code, who).toBe("42501");
+      const write = await client.from("leads").insert({ name: "Mallory", email: "m@example.com", page: "/apply" });
+      expect(write.error?.code, who).toBe("42501");
+      expect((await client.from("rate_limits").select("*")).error?.code, who).toBe("42501");
+      const hit = await client.rpc("rate_limit_hit", { p_key: "x", p_limit: 1, p_window: "1 hour" });
+      expect(hit.error?.code, who).toBe("42501");
+      const claim = await client.rpc("claim_lead_notifications", { p_limit: 5 });
+      expect(claim.error?.code, who).toBe("42501");
+    }
+    expect(await leadsOf("m@example.com")).toEqual([]);
+    // The function's own key reads them.
+    const { data } = await stack.admin().from("leads").select("email").eq("email", email);
+    expect(data).toEqual([{ email }]);
+  });
+
+  it("answers a bot as if accepted and keeps and sends nothing: the honeypot filled, or sent too soon to be a person", async () => {
+    const from = nextAddress();
+    for (const [why, email, extra] of [
+      ["honeypot", unique("honeypot"), { website: "https://cheap-seo.example" }],
+      ["too fast", unique("fast"), { elapsed_ms: 900 }],
+      ["no timing", unique("untimed"), { elapsed_ms: undefined }],
+      ["timing not a number", unique("nan"), { elapsed_ms: "9000" }],
+    ] as const) {
+      const answer = await post(body(email, extra), from);
+      expect(answer, why).toMatchObject({ status: 200, body: { ok: true } });
+      expect(await leadsOf(email), why).toEqual([]);
+      expect(notifications(email), why).toEqual([]);
+    }
+  });
+
+  it("refuses answers that break the form's rules, field by field (400), and keeps nothing", async () => {
+    const from = nextAddress();
+    const email = unique("invalid");
+    const answer = await post(
+      body(email, { name: "  ", email: "jordan@", phone: "call me", aum: "$1B", firm: "x".repeat(FIELD_MAX.firm + 1) }),
+      from,
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors).toEqual({
+      name: "Please enter your name.",
+      email: "Please enter a valid email address.",
+      phone: "Please enter a phone number with its area code, or leave it empty.",
+      firm: `Please shorten the firm name to ${FIELD_MAX.firm} characters.`,
+      aum: "Please choose one of the listed ranges.",
+    });
+    expect((await post(body(email, { help: "Hi\u0000there" }), from)).body.errors).toEqual({
+      help: "Please remove the special characters from this answer.",
+    });
+    expect((await post(body(email, { name: "Jordan\nReyes" }), from)).body.errors).toEqual({
+      name: "Please remove the special characters from this answer.",
+    });
+    expect((await post(body(email, { page: "https://elsewhere.example/" }), from)).status).toBe(400);
+    expect((await post(null, from, { raw: "{not json" })).status).toBe(400);
+    expect((await post([body(email)], from)).status).toBe(400);
+    expect(await leadsOf(email)).toEqual([]);
+    expect(await leadsOf("jordan@")).toEqual([]);
+  });
+
+  it("refuses a body over 16 KB before reading it as JSON (413), with or without a declared length", async () => {
+    const from = nextAddress();
+    const email = unique("large");
+    const large = JSON.stringify(body(email, { help: "x".repeat(MAX_BODY_BYTES) }));
+    expect((await post(null, from, { raw: large })).status).toBe(413);
+    // Sent in chunks with no Content-Length: counted as it arrives.
+    const chunked = await fetch(`${stack.url}/functions/v1/leads`, {
+      method: "POST",
+      headers: { origin: SITE, "content-type": "application/json" },
+      body: new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < 20; i++) controller.enqueue(new TextEncoder().encode(" ".repeat(1024)));
+          controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(await leadsOf(email)).toEqual([]);
+  });
+
+  it(`limits each e-mail address to ${LIMITS.email.hits} requests an hour: then 429 with Retry-After, and nothing kept`, async () => {
+    const email = unique("eager");
+    for (let i = 0; i < LIMITS.email.hits; i++) expect((await post(body(email), nextAddress())).status).toBe(200);
+    const refused = await post(body(email), nextAddress());
+    expect(refused.status).toBe(429);
+    const wait = Number(refused.headers["retry-after"]);
+    expect(wait).toBeGreaterThan(3_500);
+    expect(wait).toBeLessThanOrEqual(3_600);
+    expect(refused.body).toMatchObject({ retry_after: wait });
+    expect(refused.body.error).toMatch(/try again later/);
+    expect(await leadsOf(email)).toHaveLength(LIMITS.email.hits);
+    expect(notifications(email)).toHaveLength(LIMITS.email.hits);
+    // The address is the limit, in any case.
+    expect((await post(body(email.toUpperCase()), nextAddress())).status).toBe(429);
+  });
+
+  it(`limits each client address to ${LIMITS.address.hits} requests an hour, whatever X-Forwarded-For the caller sends`, async () => {
+    const from = nextAddress();
+    for (let i = 0; i < LIMITS.address.hits; i++) {
+      // A forged header does not make a new visitor: the gateway sets the address (local/functions.ts).
+      const forged = { "x-forwarded-for": `203.0.113.${i}` };
+      expect((await post(body(unique("office")), from, { headers: forged })).status).toBe(200);
+    }
+    const email = unique("office-late");
+    const refused = await post(body(email), from);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(3_500);
+    expect(await leadsOf(email)).toEqual([]);
+    // Another address is another visitor.
+    expect((await post(body(email), nextAddress())).status).toBe(200);
+  });
+
+  it("a mail outage keeps the lead and tells the visitor it went through; the next request sends what is owed", async () => {
+    const email = unique("outage");
+    // The mail provider unreachable (a closed port), as during an outage.
+    process.env.RESEND_API_KEY = "re_outage_test";
+    process.env.RESEND_API_URL = "http://127.0.0.1:9";
+    expect(await post(body(email), nextAddress())).toMatchObject({ status: 200, body: { ok: true } });
+    const [kept] = await leadsOf(email);
+    expect(kept).toMatchObject({ notify_status: "pending", notify_attempts: 1, notified_at: null });
+    expect(kept!.notify_error).toMatch(/^Resend refused the e-mail "Consultation request: Jordan Reyes"/);
+    expect(notifications(email)).toEqual([]);
+
+    // Mail is back: the next lead's request sends its own notification, then the one owed.
+    delete process.env.RESEND_API_KEY;
+    delete process.env.RESEND_API_URL;
+    const next = unique("after-outage");
+    expect((await post(body(next), nextAddress())).status).toBe(200);
+    expect(notifications(next)).toHaveLength(1);
+    expect(notifications(email)).toHaveLength(1);
+    expect((await leadsOf(email))[0]).toMatchObject({ notify_status: "sent", notify_attempts: 2, notify_error: null });
+  });
+
+  it("rate_limit_hit counts concurrent hits exactly: of 20 at once, the limit's 5 pass", async () => {
+    const admin = stack.admin();
+    const key = `test:${unique("burst")}`;
+    const hits = await Promise.all(
+      Array.from({ length: 20 }, () => admin.rpc("rate_limit_hit", { p_key: key, p_limit: 5, p_window: "10 minutes" })),
+    );
+    for (const hit of hits) expect(hit.error).toBeNull();
+    const allowed = hits.map((hit) => (hit.data as { allowed: boolean }).allowed);
+    expect(allowed.filter(Boolean)).toHaveLength(5);
+    for (const hit of hits.filter((h) => !(h.data as { allowed: boolean }).allowed)) {
+      expect((hit.data as { retry_after: number }).retry_after).toBeGreaterThan(590);
+    }
+    // A window that has ended counts from zero again.
+    await stack.db.query("update public.rate_limits set window_end = now() - interval '1 second' where key = $1", [
+      key,
+    ]);
+    const fresh = await admin.rpc("rate_limit_hit", { p_key: key, p_limit: 5, p_window: "10 minutes" });
+    expect(fresh.data).toEqual({ allowed: true, retry_after: 0 });
+    const refused = await admin.rpc("rate_limit_hit", { p_key: "", p_limit: 5, p_window: "10 minutes" });
+    expect(refused.error?.code).toBe("22023");
+  });
+});

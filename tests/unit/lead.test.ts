@@ -1,0 +1,165 @@
+/**
+ * The consultation request's rules (functions/_shared/lead.ts), which the form and the `leads`
+ * function both apply, and the business's notification (functions/_shared/emails.ts).
+ */
+import { describe, expect, it } from "vitest";
+import { leadNotificationEmail } from "../../functions/_shared/emails.ts";
+import { AUM_RANGES, checkLead, FIELD_MAX, leadErrors, leadRequest, PAGE_PATH } from "../../functions/_shared/lead.ts";
+
+const valid = {
+  name: "Jordan Reyes",
+  email: "Jordan@ReyesWealth.example",
+  phone: "(303) 555-0199",
+  firm: "Reyes Wealth Partners",
+  aum: "$50M to $100M",
+  help: "A repeatable client review process.\nTwo advisors, one assistant.",
+};
+
+describe("a consultation request's answers", () => {
+  it("needs a name and a valid e-mail address; phone, firm, assets and help are optional", () => {
+    expect(leadErrors({})).toEqual({
+      name: "Please enter your name.",
+      email: "Please enter a valid email address.",
+    });
+    expect(leadErrors({ name: "   ", email: "jordan@" })).toEqual({
+      name: "Please enter your name.",
+      email: "Please enter a valid email address.",
+    });
+    expect(leadErrors({ name: "Jordan", email: "jordan@reyeswealth.example" })).toEqual({});
+    expect(leadErrors(valid)).toEqual({});
+  });
+
+  it("takes phone numbers as people write them, and refuses what is not one", () => {
+    for (const phone of ["(303) 555-0199", "+44 20 7946 0958", "303.555.0199", "303-555-0199 ext. 12", "3035550199"])
+      expect(leadErrors({ ...valid, phone }), phone).toEqual({});
+    for (const phone of ["call me", "555", "303-555-0199; drop table", "+1 (303) 555-0199".repeat(3)])
+      expect(leadErrors({ ...valid, phone }).phone, phone).toBe(
+        "Please enter a phone number with its area code, or leave it empty.",
+      );
+  });
+
+  it("offers the assets bands the business sorts leads by, and nothing else", () => {
+    expect(AUM_RANGES).toEqual(["Under $10M", "$10M to $50M", "$50M to $100M", "$100M to $250M", "Over $250M"]);
+    for (const aum of AUM_RANGES) expect(leadErrors({ ...valid, aum })).toEqual({});
+    expect(leadErrors({ ...valid, aum: "" })).toEqual({});
+    expect(leadErrors({ ...valid, aum: "$1B" }).aum).toBe("Please choose one of the listed ranges.");
+  });
+
+  it("caps each answer's length, saying by how much for the long one", () => {
+    expect(leadErrors({ ...valid, name: "J".repeat(FIELD_MAX.name + 1) }).name).toBe(
+      "Please shorten your name to 120 characters.",
+    );
+    expect(leadErrors({ ...valid, firm: "F".repeat(FIELD_MAX.firm + 1) }).firm).toBe(
+      "Please shorten the firm name to 160 characters.",
+    );
+    expect(leadErrors({ ...valid, help: "h".repeat(2001) }).help).toBe(
+      "Please shorten this to 2000 characters (it is 2001).",
+    );
+    expect(leadErrors({ ...valid, email: `${"a".repeat(250)}@example.com` }).email).toBe(
+      "Please enter a valid email address.",
+    );
+    expect(leadErrors({ ...valid, help: "h".repeat(2000) })).toEqual({});
+  });
+
+  it("keeps line breaks in what they want help with only, and control characters nowhere", () => {
+    const message = "Please remove the special characters from this answer.";
+    expect(leadErrors({ ...valid, name: "Jordan\r\nReyes" }).name).toBe(message);
+    expect(leadErrors({ ...valid, firm: "Reyes\u0007 Wealth" }).firm).toBe(message);
+    expect(leadErrors({ ...valid, help: "Hello\u0000" }).help).toBe(message);
+    expect(leadErrors({ ...valid, help: "Line one\r\nLine two\tand a tab" })).toEqual({});
+  });
+
+  it("reads anything the browser sends without trusting its shape", () => {
+    expect(leadErrors({ name: 42, email: ["a@b.co"], phone: { x: 1 } } as never)).toEqual({
+      name: "Please enter your name.",
+      email: "Please enter a valid email address.",
+    });
+  });
+
+  it("checkLead answers the trimmed answers, the address in lower case, or the errors", () => {
+    expect(checkLead({ ...valid, name: "  Jordan Reyes ", firm: "" })).toEqual({
+      ok: true,
+      lead: { ...valid, email: "jordan@reyeswealth.example", firm: "" },
+    });
+    expect(checkLead({ ...valid, email: "no" })).toEqual({
+      ok: false,
+      errors: { email: "Please enter a valid email address." },
+    });
+  });
+
+  it("knows a lead page's path from anything else", () => {
+    for (const page of ["/get-started", "/get-started-ai", "/apply"]) expect(PAGE_PATH.test(page), page).toBe(true);
+    for (const page of ["get-started", "/Get-Started", "/get-started/", "https://x.example/apply", "/a--b", "/"])
+      expect(PAGE_PATH.test(page), page).toBe(false);
+  });
+});
+
+describe("the form's request", () => {
+  it("carries the answers, the page, the time the form was open, and the first touch's known fields only", () => {
+    const body = leadRequest({ ...valid, website: "" }, "/get-started-os", 4321.6, {
+      utm_source: "linkedin",
+      utm_campaign: "q4-ria",
+      landing_page: "/transformation",
+      referrer: "",
+      gclid: "not ours",
+      utm_term: 7,
+    });
+    expect(body).toEqual({
+      ...valid,
+      website: "",
+      page: "/get-started-os",
+      elapsed_ms: 4322,
+      attribution: { utm_source: "linkedin", utm_campaign: "q4-ria", landing_page: "/transformation" },
+    });
+    expect(leadRequest({ name: "A" }, "/apply", -5, null)).toEqual({ name: "A", page: "/apply", elapsed_ms: 0 });
+    expect(leadRequest({}, "/apply", 5000, { utm_source: "x".repeat(300) }).attribution?.utm_source).toHaveLength(200);
+  });
+});
+
+describe("the business's notification", () => {
+  const lead = {
+    name: 'Jordan "JR" <Reyes>',
+    email: "jordan@reyeswealth.example",
+    phone: null,
+    firm: "Reyes & Co",
+    aum: "$50M to $100M",
+    help: "Line one\n<script>alert(1)</script>",
+    page: "/get-started-ai",
+    createdAt: "2026-11-28T15:04:05.000Z",
+    attribution: { utm_source: "linkedin", landing_page: "/transformation", referrer: null },
+  };
+
+  it("has every answer, the page and the first touch, and replies go to the lead", () => {
+    const mail = leadNotificationEmail("success@advisoraccelerator.com", lead);
+    expect(mail.to).toBe("success@advisoraccelerator.com");
+    expect(mail.replyTo).toBe("jordan@reyeswealth.example");
+    expect(mail.subject).toBe('Consultation request: Jordan "JR" <Reyes>');
+    for (const line of [
+      "Phone: —",
+      "Firm: Reyes & Co",
+      "Assets under management: $50M to $100M",
+      "Page: /get-started-ai",
+      "Received: 2026-11-28 15:04 UTC",
+      "Source: linkedin",
+      "Medium: —",
+      "Referrer: —",
+      "Landing page: /transformation",
+      "Line one\n<script>alert(1)</script>",
+    ])
+      expect(mail.text).toContain(line);
+  });
+
+  it("escapes everything the visitor typed in its HTML, and keeps their line breaks", () => {
+    const { html } = leadNotificationEmail("success@advisoraccelerator.com", lead);
+    expect(html).not.toContain("<script>");
+    expect(html).not.toContain("<Reyes>");
+    expect(html).toContain("Jordan &quot;JR&quot; &lt;Reyes&gt;");
+    expect(html).toContain("Reyes &amp; Co");
+    expect(html).toContain("Line one\n&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(html).toContain("white-space:pre-wrap");
+  });
+
+  it("says so when they left what they want help with empty", () => {
+    expect(leadNotificationEmail("s@a.co", { ...lead, help: null }).text).toContain("They left this empty.");
+  });
+});
