@@ -50,6 +50,21 @@ export default async function handler(request: Request, env: Env): Promise<Respo
   } catch {
     return json({ error: "Invalid signature." }, 400);
   }
+  // constructEvent checks the signature, not the shape: a signed `null` (or any other JSON) comes
+  // back as parsed. Answered 400 and logged, never a crash Stripe would retry for three days.
+  const shape = event as unknown as { id?: unknown; type?: unknown; data?: { object?: unknown } } | null;
+  if (
+    typeof shape !== "object" ||
+    shape === null ||
+    Array.isArray(shape) ||
+    typeof shape.id !== "string" ||
+    typeof shape.type !== "string" ||
+    typeof shape.data?.object !== "object" ||
+    shape.data.object === null
+  ) {
+    console.error("stripe-webhook: a correctly signed body that is not a Stripe event was refused.");
+    return json({ error: "The signed body is not a Stripe event." }, 400);
+  }
   try {
     const outcome = await processEvent(event, { stripe, admin: adminClient(env), mail: env });
     return json({ received: true, outcome });

@@ -105,6 +105,18 @@ describe.each(BACKENDS)("stripe-webhook on $name", (backend) => {
     expect(await anyRowsFor(paid.id, email)).toBe(0);
   });
 
+  it("answers 400 to a correctly signed body that is not an event (null, a number, an array, an object without id and type), changing nothing", async () => {
+    // stripe-node's constructEvent verifies the signature and returns JSON.parse(payload) as it is:
+    // a signed `null` reaches the handler as null, and must not crash it (a 500 makes Stripe retry).
+    const before = stack.mail.list().length;
+    for (const body of ["null", "42", "[]", '"checkout.session.completed"', '{"type":"checkout.session.completed"}']) {
+      const response = await attack(await sign(body));
+      expect(response.status, body).toBe(400);
+      expect(await response.json(), body).toEqual({ error: "The signed body is not a Stripe event." });
+    }
+    expect(stack.mail.list().length).toBe(before);
+  });
+
   it("a replayed delivery (the same signed request again) changes nothing", async () => {
     const email = `${id("replay")}@example.com`;
     const paid = session(email);
