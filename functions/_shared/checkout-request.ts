@@ -19,6 +19,22 @@ export type AttributionKey = (typeof ATTRIBUTION_KEYS)[number];
 /** Stripe keeps metadata values up to 500 characters; ours are cut well below that. */
 export const ATTRIBUTION_VALUE_MAX = 200;
 
+/**
+ * The attribution in `given` worth keeping: each field of ATTRIBUTION_KEYS that is a non-blank
+ * string, trimmed and cut to ATTRIBUTION_VALUE_MAX. Anything else (other keys, other types, a
+ * `given` that is not an object) is left out. What the checkout and the lead form send, and what
+ * their functions keep, are both this.
+ */
+export function keptAttribution(given: unknown): Partial<Record<AttributionKey, string>> {
+  const kept: Partial<Record<AttributionKey, string>> = {};
+  if (!given || typeof given !== "object" || Array.isArray(given)) return kept;
+  for (const key of ATTRIBUTION_KEYS) {
+    const value = (given as Record<string, unknown>)[key];
+    if (typeof value === "string" && value.trim()) kept[key] = value.trim().slice(0, ATTRIBUTION_VALUE_MAX);
+  }
+  return kept;
+}
+
 export interface CheckoutRequest {
   /** The program's Stripe price lookup key (content/programs/*.yaml `stripeLookupKey`). */
   price_id: string;
@@ -49,11 +65,7 @@ export function checkoutRequest(
   email: string,
   attribution?: Partial<Record<string, string>> | null,
 ): CheckoutRequest {
-  const kept: Partial<Record<AttributionKey, string>> = {};
-  for (const key of ATTRIBUTION_KEYS) {
-    const value = attribution?.[key];
-    if (typeof value === "string" && value) kept[key] = value.slice(0, ATTRIBUTION_VALUE_MAX);
-  }
+  const kept = keptAttribution(attribution);
   return {
     price_id: program.stripeLookupKey,
     mode: "payment",

@@ -6,7 +6,7 @@
  * the answers with `checkLead` as the visitor types and builds the body with `leadRequest`; the
  * function checks them again with the same rules and trusts nothing else the browser says.
  */
-import { ATTRIBUTION_KEYS, ATTRIBUTION_VALUE_MAX, type AttributionKey, isEmail } from "./checkout-request.ts";
+import { type AttributionKey, isEmail, keptAttribution } from "./checkout-request.ts";
 
 /** The assets-under-management bands the form offers, as the business reads them in its e-mail. */
 export const AUM_RANGES = ["Under $10M", "$10M to $50M", "$50M to $100M", "$100M to $250M", "Over $250M"] as const;
@@ -105,11 +105,7 @@ export function leadRequest(
   elapsedMs: number,
   attribution?: Partial<Record<string, unknown>> | null,
 ): LeadRequest {
-  const kept: Partial<Record<AttributionKey, string>> = {};
-  for (const key of ATTRIBUTION_KEYS) {
-    const value = attribution?.[key];
-    if (typeof value === "string" && value) kept[key] = value.slice(0, ATTRIBUTION_VALUE_MAX);
-  }
+  const kept = keptAttribution(attribution);
   const body: LeadRequest = { page, elapsed_ms: Math.max(0, Math.round(elapsedMs)) };
   for (const field of [...LEAD_FIELDS, HONEYPOT] as const) {
     const value = answers[field];

@@ -1,3 +1,5 @@
+import { sha256Hex } from "./digest.ts";
+
 /**
  * The short reference a customer quotes for an order: the first 8 hex digits of the SHA-256 of
  * its Checkout Session id, in upper case ("3F9A27C1"). Derived, not stored, so the success page
@@ -7,9 +9,5 @@
  * holds to this function. 32 bits tell a customer's orders apart; the session id stays the key.
  */
 export async function orderReference(checkoutSessionId: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(checkoutSessionId));
-  return [...new Uint8Array(digest).slice(0, 4)]
-    .map((byte) => byte.toString(16).padStart(2, "0"))
-    .join("")
-    .toUpperCase();
+  return (await sha256Hex(checkoutSessionId)).slice(0, 8).toUpperCase();
 }

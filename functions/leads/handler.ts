@@ -16,8 +16,9 @@
  * the site's origins. Runs under Node (local stack, tests) and Deno (Supabase Edge, ./index.ts).
  */
 import { BUSINESS_EMAIL } from "../_shared/catalogue.ts";
-import { ATTRIBUTION_KEYS, ATTRIBUTION_VALUE_MAX, type AttributionKey } from "../_shared/checkout-request.ts";
+import { ATTRIBUTION_KEYS, type AttributionKey, keptAttribution } from "../_shared/checkout-request.ts";
 import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
+import { sha256Hex } from "../_shared/digest.ts";
 import { leadNotificationEmail } from "../_shared/emails.ts";
 import { type Env, type FunctionVariable, json } from "../_shared/env.ts";
 import {
@@ -88,11 +89,6 @@ export function clientAddress(request: Request): string | null {
   return null;
 }
 
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** The body as text, or null when it is larger than `limit` bytes (read no further than that). */
 async function readCapped(request: Request, limit: number): Promise<string | null> {
   const declared = Number(request.headers.get("content-length") ?? NaN);
@@ -128,16 +124,6 @@ function looksAutomated(body: Record<string, unknown>): boolean {
   return typeof elapsed !== "number" || !Number.isFinite(elapsed) || elapsed < MIN_FILL_MS;
 }
 
-function attributionOf(value: unknown): Partial<Record<AttributionKey, string>> {
-  const kept: Partial<Record<AttributionKey, string>> = {};
-  if (!value || typeof value !== "object" || Array.isArray(value)) return kept;
-  for (const key of ATTRIBUTION_KEYS) {
-    const given = (value as Record<string, unknown>)[key];
-    if (typeof given === "string" && given.trim()) kept[key] = given.trim().slice(0, ATTRIBUTION_VALUE_MAX);
-  }
-  return kept;
-}
-
 /** Counts this request against each limit; answers the longest wait among those it exceeds, or 0. */
 async function overLimit(env: Env, lead: Lead, address: string | null): Promise<number> {
   const db = adminClient(env);
@@ -153,8 +139,8 @@ async function overLimit(env: Env, lead: Lead, address: string | null): Promise<
   };
   // Keyed on digests: the table needs to tell addresses apart, not to know them.
   const waits = await Promise.all([
-    hit(`leads:email:${await sha256(lead.email)}`, LIMITS.email),
-    ...(address ? [hit(`leads:address:${await sha256(address)}`, LIMITS.address)] : []),
+    hit(`leads:email:${await sha256Hex(lead.email)}`, LIMITS.email),
+    ...(address ? [hit(`leads:address:${await sha256Hex(address)}`, LIMITS.address)] : []),
   ]);
   return Math.max(...waits);
 }
@@ -251,7 +237,7 @@ export default async function handler(request: Request, env: Env): Promise<Respo
         aum: lead.aum || null,
         help: lead.help || null,
         page,
-        ...attributionOf(input.attribution),
+        ...keptAttribution(input.attribution),
         // This request sends its notification itself: claimed from the start.
         notify_attempts: 1,
         notify_claimed_at: new Date().toISOString(),

@@ -10,6 +10,7 @@
  * and Deno (Supabase Edge, ./index.ts).
  */
 import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
+import { sha256Hex } from "../_shared/digest.ts";
 import type { CatalogueProduct } from "../_shared/catalogue.ts";
 import { ConfigError, type Env, type FunctionVariable, json } from "../_shared/env.ts";
 import { type Stripe, stripeClient } from "../_shared/stripe.ts";
@@ -60,17 +61,12 @@ export async function priceOf(stripe: Stripe, product: CatalogueProduct, account
   return price;
 }
 
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** The buyer's Stripe customer: the newest with this e-mail, or a new one. */
 async function customerFor(stripe: Stripe, email: string): Promise<string> {
   const { data } = await stripe.customers.list({ email, limit: 1 });
   if (data[0]) return data[0].id;
   // Two first checkouts at once get the same new customer: Stripe replays a keyed create for 24 h.
-  const customer = await stripe.customers.create({ email }, { idempotencyKey: `customer-${await sha256(email)}` });
+  const customer = await stripe.customers.create({ email }, { idempotencyKey: `customer-${await sha256Hex(email)}` });
   return customer.id;
 }
 

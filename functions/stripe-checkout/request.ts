@@ -4,7 +4,7 @@
  * site's origins, the mode 'payment'. Answers the checked request or the 4xx error to send.
  */
 import { CATALOGUE, type CatalogueProduct } from "../_shared/catalogue.ts";
-import { ATTRIBUTION_KEYS, ATTRIBUTION_VALUE_MAX, type AttributionKey, isEmail } from "../_shared/checkout-request.ts";
+import { type AttributionKey, isEmail, keptAttribution } from "../_shared/checkout-request.ts";
 
 export interface CheckedRequest {
   product: CatalogueProduct;
@@ -42,16 +42,12 @@ export function readCheckoutRequest(body: unknown, origins: readonly string[]): 
   if (!successUrl) return refuse("success_url must be a page of this site.");
   const cancelUrl = onOrigin(input.cancel_url, origins);
   if (!cancelUrl) return refuse("cancel_url must be a page of this site.");
-  const attribution: Partial<Record<AttributionKey, string>> = {};
-  if (input.attribution !== undefined) {
-    if (!input.attribution || typeof input.attribution !== "object" || Array.isArray(input.attribution)) {
-      return refuse("attribution must be an object.");
-    }
-    const given = input.attribution as Record<string, unknown>;
-    for (const key of ATTRIBUTION_KEYS) {
-      const value = given[key];
-      if (typeof value === "string" && value.trim()) attribution[key] = value.trim().slice(0, ATTRIBUTION_VALUE_MAX);
-    }
+  if (
+    input.attribution !== undefined &&
+    (!input.attribution || typeof input.attribution !== "object" || Array.isArray(input.attribution))
+  ) {
+    return refuse("attribution must be an object.");
   }
+  const attribution = keptAttribution(input.attribution);
   return { ok: true, request: { product, email, successUrl, cancelUrl, attribution } };
 }
