@@ -13,7 +13,7 @@ import securityHeaders from "./src/integrations/security-headers.mjs";
 import sitemap from "./src/integrations/sitemap.mjs";
 import { sessionStorageKey } from "./src/lib/session-key.ts";
 import { siteUrl } from "./src/lib/site-url.ts";
-import { publicAnonKey, publicSupabaseUrl } from "./src/lib/supabase-url.ts";
+import { supabaseProject } from "./src/lib/supabase-url.ts";
 
 // Variables from the environment or .env, as astro:env reads them.
 const env = {
@@ -21,13 +21,39 @@ const env = {
   ...process.env,
 };
 
-// The Supabase URL the browser uses; the marketing pages only need the key supabase-js stores
-// the session under, computed here.
-// `npm run build:production` (PRODUCTION_BUILD=1) requires both Supabase variables, with no local
-// defaults (src/lib/supabase-url.ts).
-const production = env.PRODUCTION_BUILD === "1";
-const supabaseUrl = publicSupabaseUrl(env.PUBLIC_SUPABASE_URL, { production });
-const anonKey = publicAnonKey(env.PUBLIC_SUPABASE_ANON_KEY, { production });
+// The Supabase project the browser talks to (PUBLIC_SUPABASE_URL, PUBLIC_SUPABASE_ANON_KEY), with
+// no default. A build is of the site you deploy, whoever runs it (`npm run build`, or a host's own
+// `astro build`): both must name the hosted project, or it stops before writing anything, naming
+// each variable (supabaseCheck() below; the rules in src/lib/supabase-url.ts). The local stack
+// builds for itself with its own address and key and LOCAL_STACK_BUILD=1 (packages/local-stack/src/site.ts), read from
+// the process's environment only, so no .env file can turn a deploy's build into one. `astro
+// check`, the tests' Vite server and `npm run dev` (which passes the stack's) build nothing to deploy.
+const localStack = process.env.LOCAL_STACK_BUILD === "1";
+const supabaseUrl = env.PUBLIC_SUPABASE_URL?.trim() ?? "";
+
+/**
+ * Stops a build whose Supabase variables are missing, malformed or (unless it is the local stack's)
+ * this machine's, before anything is written.
+ * @returns {import("astro").AstroIntegration}
+ */
+function supabaseCheck() {
+  return {
+    name: "supabase-project",
+    hooks: {
+      "astro:config:setup": ({ command }) => {
+        if (command !== "build") return;
+        try {
+          supabaseProject(env, { local: localStack });
+        } catch (error) {
+          if (!localStack && error instanceof Error) {
+            error.message += `\n\`npm run build\` builds the site you deploy (DEPLOY.md); \`npm start\` builds it for the local stack.`;
+          }
+          throw error;
+        }
+      },
+    },
+  };
+}
 
 // The public origin: content/site.yaml's url, or SITE_URL for a preview.
 const site = siteUrl(readFileSync(new URL("content/site.yaml", import.meta.url), "utf8"), env.SITE_URL);
@@ -44,11 +70,13 @@ export default defineConfig({
   // styles are inlined whole.
   build: { format: "file", inlineStylesheets: "auto" },
   integrations: [
+    // Ahead of all: a build for no project, or for this machine, stops before anything is written.
+    supabaseCheck(),
     react(),
     mdx(),
     // First: the lessons leave the built site before anything reads or lists it.
     courseBundle(),
-    // Aliases the route table (docs/product.md §2) sends to another page (their canonical URL) stay out of the sitemap.
+    // Aliases the route table (docs/product.md, "Route table") sends to another page (their canonical URL) stay out of the sitemap.
     sitemap({ exclude: ["/programs/ai-advisor", "/advisor-os/details", BUNDLE_ROUTE] }),
     // Pages that run a module script (the portal header's) preload what it imports.
     modulePreload(),
@@ -61,18 +89,8 @@ export default defineConfig({
   ],
   env: {
     schema: {
-      PUBLIC_SUPABASE_URL: envField.string({
-        context: "client",
-        access: "public",
-        default: supabaseUrl,
-        url: true,
-      }),
-      // Default: the local stack's anon key (local/jwt.ts), public like the Supabase CLI's demo keys.
-      PUBLIC_SUPABASE_ANON_KEY: envField.string({
-        context: "client",
-        access: "public",
-        default: anonKey,
-      }),
+      PUBLIC_SUPABASE_URL: envField.string({ context: "client", access: "public", url: true }),
+      PUBLIC_SUPABASE_ANON_KEY: envField.string({ context: "client", access: "public" }),
       // `npm start` builds the site with these pointing at the local stack's scheduling and video stand-ins.
       EMBED_CONSULTATION_FORM_URL: embedOverride(),
       EMBED_BOOKING_WIDGET_URL: embedOverride(),
@@ -94,6 +112,10 @@ export default defineConfig({
         },
       },
     },
-    define: { __SESSION_STORAGE_KEY__: JSON.stringify(sessionStorageKey(supabaseUrl)) },
+    // The key supabase-js keeps the session under, so marketing pages carry it, not the project's
+    // URL; none where no URL is given (`astro check`, the tests' Vite server), which build no page.
+    define: {
+      __SESSION_STORAGE_KEY__: JSON.stringify(URL.canParse(supabaseUrl) ? sessionStorageKey(supabaseUrl) : ""),
+    },
   },
 });

@@ -1,9 +1,12 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { START_SCRIPT } from "@advisor-accelerator/local-stack";
 import { defineConfig, devices } from "@playwright/test";
-import { findChromium } from "./scripts/ensure-chromium.mjs";
+import { findChromium } from "./scripts/ensure-chromium.ts";
+import { EXAMPLE_PROJECT } from "./tests/support/example-project.ts";
 
 const port = Number(process.env.E2E_PORT ?? 4399);
+const productionDir = join(tmpdir(), `advisor-e2e-production-${port}`);
 const executablePath = findChromium() ?? undefined;
 
 /** End-to-end tests in the system's Chromium against the production build, served as the CDN serves it. */
@@ -36,22 +39,25 @@ export default defineConfig({
   webServer: [
     {
       // What `npm start` runs: the site built for the local stack (its embeds on the scheduling
-      // stand-in) and the stack itself, from a fresh data folder.
-      command: `node local/start.ts --build --port ${port} --dir ${join(tmpdir(), `advisor-e2e-site-${port}`)} --data ${join(tmpdir(), `advisor-e2e-${port}`)} --reset`,
+      // stand-in) and the stack itself, from a fresh data folder. The port opens once the build is
+      // done, so the tests never start on the previous run's site in the folder.
+      command: `node ${START_SCRIPT} --build --port ${port} --dir ${join(tmpdir(), `advisor-e2e-site-${port}`)} --data ${join(tmpdir(), `advisor-e2e-${port}`)} --reset`,
       url: `http://localhost:${port}/`,
       reuseExistingServer: !process.env.CI,
-      timeout: 120_000,
+      timeout: 300_000,
     },
     {
-      // The production build (`npm run build`, dist/) as the CDN serves it: content/site.yaml as it is.
-      command: `node scripts/serve.mjs --port ${port - 2} --dir dist`,
+      // The production build (`npm run build`) as the CDN serves it: content/site.yaml as it is, for
+      // a hosted project that does not exist (the build takes no other), built anew on each run.
+      command: `npm run build -- --outDir ${productionDir} && node scripts/serve.ts --port ${port - 2} --dir ${productionDir}`,
+      env: { ...EXAMPLE_PROJECT, ASTRO_TELEMETRY_DISABLED: "1" },
       url: `http://localhost:${port - 2}/`,
       reuseExistingServer: !process.env.CI,
-      timeout: 30_000,
+      timeout: 300_000,
     },
     {
       // The same site with every third-party embed configured (tests/e2e/embeds.spec.ts).
-      command: `node tests/e2e/fixture-site.mjs --port ${port - 1}`,
+      command: `node tests/e2e/fixture-site.ts --port ${port - 1}`,
       url: `http://localhost:${port - 1}/`,
       reuseExistingServer: !process.env.CI,
       timeout: 120_000,

@@ -2,10 +2,15 @@
 import { getViteConfig } from "astro/config";
 
 /**
- * Three projects, all run by `npm test` (`vitest run`):
- * - unit: the product's pure logic and content, no database (seconds): `--project unit`;
- * - integration: the local stack with real supabase-js on PGlite and PostgreSQL, row level security;
- * - tooling: the bench's analysis and the static file server, apart from the product's tests.
+ * The product's tests (tests/) and the packages' own, all run by `npm test` (`vitest run`), each a
+ * project (`--project <name>`):
+ * - unit: the product's pure logic and content, no database (seconds);
+ * - integration: the product through the local stack, with real supabase-js on PGlite and
+ *   PostgreSQL: row level security, the functions, the webhook, the Security Advisor, faults;
+ * - tooling: the build's steps, the bench's analysis, the docs and CI against the code;
+ * - local-stack-unit, local-stack: the stand-ins' fidelity to the services they stand in for
+ *   (packages/local-stack/tests/, without and with a database; `npm run test:local-stack`);
+ * - static-host: the static server against the CDN's rules (packages/static-host/tests/).
  */
 export default getViteConfig({
   test: {
@@ -15,6 +20,12 @@ export default getViteConfig({
       { extends: true, test: { name: "unit", include: ["tests/unit/**/*.test.ts", "src/**/*.test.ts"] } },
       { extends: true, test: { name: "integration", include: ["tests/integration/**/*.test.ts"] } },
       { extends: true, test: { name: "tooling", include: ["tests/tooling/**/*.test.ts"] } },
+      { extends: true, test: { name: "local-stack-unit", include: ["packages/local-stack/tests/unit/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: { name: "local-stack", include: ["packages/local-stack/tests/integration/**/*.test.ts"] },
+      },
+      { extends: true, test: { name: "static-host", include: ["packages/static-host/tests/**/*.test.ts"] } },
     ],
   },
 });

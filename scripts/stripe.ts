@@ -6,8 +6,9 @@
  *   npm run stripe:reconcile   records paid Checkout Sessions the database lacks (after a webhook outage)
  * Both are idempotent: a second run changes nothing. Reconcile also needs SUPABASE_URL and
  * SUPABASE_SERVICE_ROLE_KEY; `--days N` sets its window (default 30). With RESEND_API_KEY,
- * MAIL_FROM and SITE_URL set it also sends the order e-mails a mail outage left queued. STRIPE_API_URL aims the
- * library at another API host, such as the local stack's Stripe stand-in (see the README).
+ * MAIL_FROM and SITE_URL set it also sends the order e-mails a mail outage left queued.
+ * STRIPE_API_URL aims the library at another API host, such as the local stack's Stripe stand-in
+ * (packages/local-stack/README.md, "The Stripe stand-in").
  */
 import { parseArgs } from "node:util";
 import { CATALOGUE } from "../functions/_shared/catalogue.ts";

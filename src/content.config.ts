@@ -5,18 +5,23 @@ import { defineCollection, reference } from "astro:content";
 import { glob, type Loader } from "astro/loaders";
 import { load } from "js-yaml";
 import {
+  accountPagesSchema,
   advisorOsPageSchema,
   audienceTierSchema,
   chartSchema,
+  checkoutPagesSchema,
   coachSchema,
   curriculumSchema,
   endorsementSchema,
+  homePageSchema,
   leadPageSchema,
   legalSchema,
   lessonSchema,
   mindsetPageSchema,
+  notFoundPageSchema,
   offerSchema,
   phaseSchema,
+  portalPagesSchema,
   programPageSchema,
   programSchema,
   programsPageSchema,
@@ -25,6 +30,7 @@ import {
   type Ref,
   type RefCollection,
   type RefSchema,
+  sharedCopySchema,
   siteSchema,
   statSchema,
   testimonialSchema,
@@ -38,8 +44,30 @@ const fileName = ({ entry }: { entry: string }) => entry.replace(/\.[^./]+$/, ""
 /** One entry per file in content/<dir>/, named by the file. */
 const folder = (dir: string, pattern = "*.yaml") => glob({ base: `./content/${dir}`, pattern, generateId: fileName });
 
+/**
+ * One file of content/ as one entry: `path` under content/. The file must be there: a glob that
+ * finds nothing would build on without the page's copy, and fail later naming the collection.
+ */
+function single(path: string): Loader {
+  const slash = path.lastIndexOf("/");
+  const inner = glob({
+    base: `./content/${path.slice(0, slash + 1)}`,
+    pattern: path.slice(slash + 1),
+    generateId: fileName,
+  });
+  return {
+    name: "single-file",
+    load: (context) => {
+      if (!existsSync(fileURLToPath(new URL(`content/${path}`, context.config.root)))) {
+        throw new Error(`content/${path} is missing: the site reads its copy from it (src/content.config.ts)`);
+      }
+      return inner.load(context);
+    },
+  };
+}
+
 /** One page's copy, content/pages/<name>, checked by that page's own schema. */
-const page = (name: string) => glob({ base: "./content/pages", pattern: name, generateId: fileName });
+const page = (name: string) => single(`pages/${name}`);
 
 /**
  * The entries of one YAML file of content/: a map of entries by name (the name is the id). Astro's
@@ -168,6 +196,7 @@ function lessons(): Loader {
 
 export const collections = {
   site: defineCollection({ loader: dataFile("./content/site.yaml"), schema: siteSchema(ref) }),
+  sharedCopy: defineCollection({ loader: single("shared-copy.yaml"), schema: sharedCopySchema }),
   programs: defineCollection({ loader: folder("programs"), schema: programSchema }),
   testimonials: defineCollection({
     loader: folder("testimonials"),
@@ -183,11 +212,16 @@ export const collections = {
   leadPages: defineCollection({ loader: dataFile("./content/lead-pages.yaml"), schema: leadPageSchema }),
   programPages: defineCollection({ loader: folder("program-pages"), schema: programPageSchema(ref) }),
   successMetrics: defineCollection({ loader: dataFile("./content/success-metrics.yaml"), schema: statSchema }),
+  homePage: defineCollection({ loader: page("home.yaml"), schema: homePageSchema }),
   programsPage: defineCollection({ loader: page("programs.yaml"), schema: programsPageSchema }),
   purchaseCoursePage: defineCollection({ loader: page("purchase-course.yaml"), schema: purchaseCoursePageSchema }),
   transformationPage: defineCollection({ loader: page("transformation.mdx"), schema: transformationPageSchema(ref) }),
   mindsetPage: defineCollection({ loader: page("mindset.mdx"), schema: mindsetPageSchema(ref) }),
   advisorOsPage: defineCollection({ loader: page("advisor-os.mdx"), schema: advisorOsPageSchema(ref) }),
+  notFoundPage: defineCollection({ loader: page("not-found.yaml"), schema: notFoundPageSchema }),
+  accountPages: defineCollection({ loader: page("account.yaml"), schema: accountPagesSchema }),
+  portalPages: defineCollection({ loader: page("portal.yaml"), schema: portalPagesSchema }),
+  checkoutPages: defineCollection({ loader: page("checkout.yaml"), schema: checkoutPagesSchema }),
   offers: defineCollection({ loader: dataFile("./content/offers.yaml"), schema: offerSchema }),
   charts: defineCollection({ loader: dataFile("./content/charts.yaml"), schema: chartSchema }),
   legal: defineCollection({ loader: folder("legal", "*.md"), schema: legalSchema }),

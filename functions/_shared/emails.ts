@@ -5,7 +5,8 @@
  * reset) are supabase/templates/; these share their look. Every value is escaped; the HTML is
  * table-based with inline styles, as mail clients need.
  */
-import type { AttributionKey } from "./checkout-request.ts";
+import type { AttributionKey } from "../../packages/shared/checkout-request.ts";
+import { formatCents } from "../../packages/shared/money.ts";
 import type { Email } from "./mail.ts";
 
 /** The business as its e-mails name it. */
@@ -13,11 +14,6 @@ export const BRAND = "Advisor Accelerator";
 
 const escape = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-
-/** Amounts as the site shows them: en-US, from the smallest unit. */
-export function money(cents: number, currency: string): string {
-  return new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).format(cents / 100);
-}
 
 interface Part {
   /** A paragraph of text. */
@@ -113,7 +109,7 @@ const link = (site: string, path: string) => new URL(path, site).href;
 const orderRows = (facts: OrderFacts, amountLabel: string): Part => ({
   facts: [
     ["Program", facts.program.name],
-    [amountLabel, money(facts.amountCents, facts.currency)],
+    [amountLabel, formatCents(facts.amountCents, facts.currency)],
     ["Order", facts.reference],
   ],
 });

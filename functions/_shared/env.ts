@@ -5,9 +5,10 @@
  * message naming the variable, instead of failing later inside a library. Handlers read values
  * through `required`, which applies the same rules. Production sets the Stripe variables and
  * ALLOWED_ORIGINS with `supabase secrets set`; the platform provides SUPABASE_URL and
- * SUPABASE_SERVICE_ROLE_KEY. Locally, local/functions.ts provides all of them. .env.example
- * describes each one.
+ * SUPABASE_SERVICE_ROLE_KEY. Locally, packages/local-stack/src/functions.ts provides all of them.
+ * .env.example describes each one.
  */
+import { roleOf } from "../../packages/shared/jwt.ts";
 
 export type Env = Record<string, string | undefined>;
 
@@ -71,17 +72,24 @@ const sender = (value: string) => {
   return address && EMAIL_ADDRESS.test(address) ? null : "must be `Name <address@your-domain>` or an address";
 };
 
-/** A JWT: three base64url parts. */
-const jwtOrKey = (value: string) =>
-  /^[\w-]+\.[\w-]+\.[\w-]+$/.test(value) || /^sb_secret_\w+$/.test(value)
-    ? null
+/**
+ * The service-role key: a secret API key (`sb_secret_…`) or a JWT whose role is `service_role`.
+ * The anon key is a JWT too, and set here by mistake it would fail every write later, under RLS.
+ */
+const serviceKey = (value: string) => {
+  if (/^sb_secret_\w+$/.test(value)) return null;
+  const role = roleOf(value);
+  if (role === "service_role") return null;
+  return role
+    ? `must be the project's service-role key, not a key with role "${role}"`
     : "must be the project's service-role key (a JWT, or an sb_secret_ key)";
+};
 
 export const FUNCTION_ENV = {
   /** The project's API URL; the platform sets it. */
   SUPABASE_URL: { check: httpUrl },
   /** The service-role key the webhook writes orders and creates accounts with; the platform sets it. */
-  SUPABASE_SERVICE_ROLE_KEY: { check: jwtOrKey },
+  SUPABASE_SERVICE_ROLE_KEY: { check: serviceKey },
   /** A secret or restricted Stripe key, live or test. */
   STRIPE_SECRET_KEY: { check: startsWith("sk_live_", "sk_test_", "rk_live_", "rk_test_") },
   /** The webhook endpoint's signing secret. */

@@ -7,6 +7,7 @@
  * calls it without supabase-js), CORS for the site's origins. Runs under Node (local stack,
  * tests) and Deno (Supabase Edge, ./index.ts).
  */
+import type { CheckoutStatus, PaymentState } from "../../packages/shared/checkout-status.ts";
 import { CATALOGUE } from "../_shared/catalogue.ts";
 import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
 import { ConfigError, type Env, type FunctionVariable, json } from "../_shared/env.ts";
@@ -19,23 +20,6 @@ export const ENV = [
   "STRIPE_API_URL",
   "ALLOWED_ORIGINS",
 ] as const satisfies readonly FunctionVariable[];
-
-/**
- * Where the payment stands: `paid`; `processing` (a bank debit, days to clear); `failed` (declined
- * after the checkout); `open` (not paid yet: the buyer came here without finishing); `expired`.
- */
-export type PaymentState = "paid" | "processing" | "failed" | "open" | "expired";
-
-/** The answer, as src/pages/checkout/success.astro reads it. */
-export interface CheckoutStatus {
-  state: PaymentState;
-  program: { name: string; key: string; course: string };
-  amountCents: number;
-  currency: string;
-  /** Where the receipt and the access e-mail go. */
-  email: string | null;
-  reference: string;
-}
 
 /** Stripe's Checkout Session ids: `cs_test_…` or `cs_live_…`. */
 const SESSION_ID = /^cs_[A-Za-z0-9_]{8,250}$/;

@@ -1,6 +1,6 @@
 /**
  * `leads`: the lead pages' own consultation form (src/features/leads/), for when no scheduling
- * provider is configured. POST JSON (functions/_shared/lead.ts): it keeps the request with the
+ * provider is configured. POST JSON (packages/shared/lead.ts): it keeps the request with the
  * visit's first touch (public.leads), then e-mails the business (functions/_shared/emails.ts,
  * reply-to the lead). The lead is kept first: a mail outage leaves it owed on its row, the visitor
  * is answered as usual, and a later request sends it (claim_lead_notifications).
@@ -16,8 +16,9 @@
  * the site's origins. Runs under Node (local stack, tests) and Deno (Supabase Edge, ./index.ts).
  */
 import { BUSINESS_EMAIL } from "../_shared/catalogue.ts";
-import { ATTRIBUTION_KEYS, type AttributionKey, keptAttribution } from "../_shared/checkout-request.ts";
+import { ATTRIBUTION_KEYS, type AttributionKey, keptAttribution } from "../../packages/shared/checkout-request.ts";
 import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
+import { readCapped, tooLarge } from "../_shared/body.ts";
 import { sha256Hex } from "../_shared/digest.ts";
 import { leadNotificationEmail } from "../_shared/emails.ts";
 import { type Env, type FunctionVariable, json } from "../_shared/env.ts";
@@ -29,7 +30,7 @@ import {
   MAX_BODY_BYTES,
   MIN_FILL_MS,
   PAGE_PATH,
-} from "../_shared/lead.ts";
+} from "../../packages/shared/lead.ts";
 import { sendEmail } from "../_shared/mail.ts";
 import { adminClient } from "../_shared/supabase-admin.ts";
 
@@ -76,10 +77,10 @@ const IP = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?::
 
 /**
  * The client's address: the first entry of `X-Forwarded-For` that is an IP address, which
- * Supabase's gateway sets to the address the request came from. It is the one Supabase Auth
- * keys its own rate limits on behind the same gateway (supabase/auth,
- * internal/utilities/request.go `GetIPAddress`); the local gateway (local/functions.ts) sets it
- * the same way. Null when there is none.
+ * Supabase's gateway sets to the address the request came from. It is the one Supabase Auth keys
+ * its own rate limits on behind the same gateway (supabase/auth, internal/utilities/request.go
+ * `GetIPAddress`); the local gateway (packages/local-stack/src/functions.ts) sets it the same way.
+ * Null when there is none.
  */
 export function clientAddress(request: Request): string | null {
   for (const entry of (request.headers.get("x-forwarded-for") ?? "").split(",")) {
@@ -87,33 +88,6 @@ export function clientAddress(request: Request): string | null {
     if (address && IP.test(address)) return address.toLowerCase();
   }
   return null;
-}
-
-/** The body as text, or null when it is larger than `limit` bytes (read no further than that). */
-async function readCapped(request: Request, limit: number): Promise<string | null> {
-  const declared = Number(request.headers.get("content-length") ?? NaN);
-  if (declared > limit) return null;
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
 }
 
 /** A sign of a bot: the honeypot filled, or the form sent sooner than a person fills it in (or without saying when). */
@@ -195,7 +169,7 @@ export default async function handler(request: Request, env: Env): Promise<Respo
   if (request.method !== "POST") return answer({ error: "Method not allowed: use POST." }, 405, { allow: METHODS });
 
   const text = await readCapped(request, MAX_BODY_BYTES);
-  if (text === null) return answer({ error: `The request is larger than ${MAX_BODY_BYTES / 1024} KB.` }, 413);
+  if (text === null) return answer({ error: tooLarge(MAX_BODY_BYTES) }, 413);
   let body: unknown;
   try {
     body = JSON.parse(text);

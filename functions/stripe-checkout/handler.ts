@@ -9,6 +9,7 @@
  * program (or is paying for it by bank debit) gets 409 and no session. Runs under Node (local stack, tests)
  * and Deno (Supabase Edge, ./index.ts).
  */
+import { readCapped, tooLarge } from "../_shared/body.ts";
 import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
 import { sha256Hex } from "../_shared/digest.ts";
 import type { CatalogueProduct } from "../_shared/catalogue.ts";
@@ -104,6 +105,12 @@ async function alreadyBought(env: Env, email: string, product: CatalogueProduct)
   return null;
 }
 
+/**
+ * The most a checkout request may hold: the program, the e-mail, two addresses and the visit's
+ * first touch (at most 4 KB in the order, `stripe_orders.attribution`) fit in a fraction of it.
+ */
+export const MAX_BODY_BYTES = 16 * 1024;
+
 export default async function handler(request: Request, env: Env): Promise<Response> {
   const origins = parseOrigins(env.ALLOWED_ORIGINS);
   const early = preflight(request, origins);
@@ -112,9 +119,11 @@ export default async function handler(request: Request, env: Env): Promise<Respo
     withCors(request, json(body, status, status === 405 ? { allow: "POST, OPTIONS" } : {}), origins);
   if (request.method !== "POST") return answer({ error: "Method not allowed: use POST." }, 405);
 
+  const text = await readCapped(request, MAX_BODY_BYTES);
+  if (text === null) return answer({ error: tooLarge(MAX_BODY_BYTES) }, 413);
   let body: unknown;
   try {
-    body = await request.json();
+    body = JSON.parse(text);
   } catch {
     return answer({ error: "The request body must be JSON." }, 400);
   }

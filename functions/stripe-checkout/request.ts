@@ -1,10 +1,10 @@
 /**
- * Reads the checkout page's request (functions/_shared/checkout-request.ts) and trusts none of
+ * Reads the checkout page's request (packages/shared/checkout-request.ts) and trusts none of
  * it: the price must be a catalogue lookup key, the e-mail valid, both return URLs on one of the
  * site's origins, the mode 'payment'. Answers the checked request or the 4xx error to send.
  */
 import { CATALOGUE, type CatalogueProduct } from "../_shared/catalogue.ts";
-import { type AttributionKey, isEmail, keptAttribution } from "../_shared/checkout-request.ts";
+import { type AttributionKey, isEmail, keptAttribution } from "../../packages/shared/checkout-request.ts";
 
 export interface CheckedRequest {
   product: CatalogueProduct;

@@ -8,6 +8,7 @@
  * `verify_jwt = false` (supabase/config.toml): Stripe sends no Supabase JWT, its signature is the
  * check. Runs under Node (local stack, tests) and Deno (Supabase Edge, ./index.ts).
  */
+import { readCapped, tooLarge } from "../_shared/body.ts";
 import { adminClient } from "../_shared/supabase-admin.ts";
 import { ConfigError, type Env, type FunctionVariable, json, required } from "../_shared/env.ts";
 import { cryptoProvider, type Stripe, stripeClient } from "../_shared/stripe.ts";
@@ -30,6 +31,13 @@ export const ENV = [
 /** Stripe's default: a signature older than five minutes is refused (a replayed request). */
 const TOLERANCE_SECONDS = 300;
 
+/**
+ * The most an event may weigh before its signature is checked. Stripe's events carry one object
+ * (a Checkout Session, a charge) and weigh a few kilobytes; 1 MB leaves them room many times over
+ * while a forged flood of large bodies cannot exhaust the worker's memory before it is refused.
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
 export default async function handler(request: Request, env: Env): Promise<Response> {
   if (request.method !== "POST") return json({ error: "Method not allowed: use POST." }, 405, { allow: "POST" });
   let stripe: Stripe;
@@ -43,7 +51,11 @@ export default async function handler(request: Request, env: Env): Promise<Respo
   }
   const signature = request.headers.get("stripe-signature");
   if (!signature) return json({ error: "Missing Stripe-Signature header." }, 400);
-  const payload = await request.text();
+  const payload = await readCapped(request, MAX_BODY_BYTES);
+  if (payload === null) {
+    console.error(`stripe-webhook: a body over ${MAX_BODY_BYTES} bytes was refused unread.`);
+    return json({ error: tooLarge(MAX_BODY_BYTES) }, 413);
+  }
   let event: Stripe.Event;
   try {
     event = await stripe.webhooks.constructEventAsync(payload, signature, secret, TOLERANCE_SECONDS, cryptoProvider);

@@ -10,7 +10,7 @@
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { CATALOGUE } from "../_shared/catalogue.ts";
-import { ATTRIBUTION_KEYS } from "../_shared/checkout-request.ts";
+import { ATTRIBUTION_KEYS } from "../../packages/shared/checkout-request.ts";
 import type { Env } from "../_shared/env.ts";
 import type { Stripe } from "../_shared/stripe.ts";
 import { deliverOrderEmails } from "./emails.ts";

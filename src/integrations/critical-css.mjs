@@ -8,7 +8,7 @@
 // the first `sections` children of <main> and the footer. Four sections cover the first screen
 // of every page on phones and on desktop screens up to 1080 px tall; the footer is there for the
 // short pages whose footer shows on arrival. `npm run bench` measures where the first screen
-// really ends (tools/bench/fold.mjs).
+// really ends (tools/bench/fold.ts).
 //
 // Each stylesheet link becomes <noscript data-href="…"><link rel="stylesheet" …></noscript>:
 // without JavaScript the browser loads it the ordinary way; with it, a small script (LOADER)

@@ -6,6 +6,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { roleOf } from "../../packages/shared/jwt.ts";
 
 const PATTERNS = [
   { name: "a Stripe secret key", pattern: /\bsk_(?:live|test)_[0-9A-Za-z]{8,}/g },
@@ -16,15 +17,6 @@ const PATTERNS = [
 ];
 const JWT = /\beyJ[0-9A-Za-z_-]{5,}\.eyJ[0-9A-Za-z_-]{5,}\.[0-9A-Za-z_-]{10,}/g;
 
-/** The claims of a JWT (its middle part, base64url JSON), or null when that is not readable. */
-export const claimsOf = (token) => {
-  try {
-    return JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString("utf8"));
-  } catch {
-    return null;
-  }
-};
-
 /** The secrets in one file's text: `{ kind, excerpt }`, the excerpt cut short. */
 export function secretsIn(text) {
   const found = [];
@@ -33,9 +25,9 @@ export function secretsIn(text) {
     for (const [match] of text.matchAll(pattern)) found.push({ kind: name, excerpt: excerpt(match) });
   }
   for (const [token] of text.matchAll(JWT)) {
-    const claims = claimsOf(token);
-    if (claims && claims.role === "anon") continue;
-    found.push({ kind: `a JWT with role ${claims?.role ?? "unknown"}`, excerpt: excerpt(token) });
+    const role = roleOf(token);
+    if (role === "anon") continue;
+    found.push({ kind: `a JWT with role ${role ?? "unknown"}`, excerpt: excerpt(token) });
   }
   return found;
 }

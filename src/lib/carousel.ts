@@ -1,4 +1,4 @@
-/** Index arithmetic shared by every carousel (docs/product.md §4): wrap both ways, dots jump. */
+/** Index arithmetic shared by every carousel (docs/product.md, States and transitions): wrap both ways, dots jump. */
 
 export function nextIndex(index: number, count: number): number {
   if (count <= 0) return 0;

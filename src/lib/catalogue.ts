@@ -1,4 +1,4 @@
-/** Program lookup by checkout key: trimmed and case-insensitive (docs/product.md §9). */
+/** Program lookup by checkout key: trimmed and case-insensitive (docs/product.md, Business constants and limits). */
 export interface HasCheckoutKey {
   checkoutKey: string;
 }

@@ -1,15 +1,20 @@
 /** Typed access to the content collections, sorted the way pages show them. */
 import { getCollection, getEntry } from "astro:content";
 import { EMBED_BOOKING_SCRIPT_URL, EMBED_BOOKING_WIDGET_URL, EMBED_CONSULTATION_FORM_URL } from "astro:env/server";
+import { withBrand } from "./copy";
 import { titleWithBrand } from "./title";
 
-/** content/site.yaml, with the embed URLs a build may override from the environment (astro.config.mjs). */
+/**
+ * content/site.yaml, with `{brand}` filled in (src/lib/copy.ts) and the embed URLs a build may
+ * override from the environment (astro.config.mjs).
+ */
 export async function getSite() {
   const entry = await getEntry("site", "site");
   if (!entry) throw new Error("content/site.yaml must define the entry `site`");
-  const { embeds } = entry.data;
+  const data = withBrand(entry.data, entry.data.brand);
+  const { embeds } = data;
   return {
-    ...entry.data,
+    ...data,
     embeds: {
       ...embeds,
       consultationFormUrl: EMBED_CONSULTATION_FORM_URL ?? embeds.consultationFormUrl,
@@ -17,6 +22,16 @@ export async function getSite() {
       bookingScriptUrl: EMBED_BOOKING_SCRIPT_URL ?? embeds.bookingScriptUrl,
     },
   };
+}
+
+/** The business's name, content/site.yaml's `brand`, as every `{brand}` of the copy reads. */
+const brand = async () => (await getSite()).brand;
+
+/** The words several pages share (content/shared-copy.yaml), with `{brand}` filled in. */
+export async function getCopy() {
+  const [entry] = await getCollection("sharedCopy");
+  if (!entry) throw new Error("content/shared-copy.yaml has no copy (src/content.config.ts)");
+  return withBrand(entry.data, await brand());
 }
 
 /**
@@ -77,23 +92,53 @@ export async function getPhases(program: ProgramRef) {
   return ordered(await getCollection("phases", (p) => p.data.program.id === program.id));
 }
 
-/** The collections that each hold one page of content/pages/ (src/content.config.ts). */
-type PageCollection = "programsPage" | "purchaseCoursePage" | "transformationPage" | "mindsetPage" | "advisorOsPage";
+/** The collections that each hold one file of content/pages/ (src/content.config.ts). */
+type PageCollection =
+  | "homePage"
+  | "programsPage"
+  | "purchaseCoursePage"
+  | "transformationPage"
+  | "mindsetPage"
+  | "advisorOsPage"
+  | "notFoundPage"
+  | "accountPages"
+  | "portalPages"
+  | "checkoutPages";
 
 /**
- * A composed page's entry: its copy in `data`, checked by the page's own schema, and, for the MDX
- * sales pages, the long-form story to render.
+ * A page's entry: its copy in `data`, checked by the page's own schema, with `{brand}` filled in,
+ * and, for the MDX sales pages, the long-form story to render.
  */
 export async function getPage<C extends PageCollection>(collection: C) {
   const [entry] = await getCollection(collection);
   if (!entry) throw new Error(`content/pages has no file for the collection "${collection}" (src/content.config.ts)`);
-  return entry;
+  return { ...entry, data: withBrand(entry.data, await brand()) };
+}
+
+/** The program pages of content/program-pages/, with `{brand}` filled in; `filePath` names each one's file. */
+export async function getProgramPages() {
+  const name = await brand();
+  return (await getCollection("programPages")).map((page) => ({
+    filePath: page.filePath,
+    data: withBrand(page.data, name),
+  }));
+}
+
+/** The lead pages of content/lead-pages.yaml (the id is the page's address), with `{brand}` filled in. */
+export async function getLeadPages() {
+  const name = await brand();
+  return (await getCollection("leadPages")).map((page) => ({ id: page.id, data: withBrand(page.data, name) }));
+}
+
+/** The coaches of content/coaches/, in order: everyone, or only those who coach `program`. */
+export async function getCoaches(program?: ProgramRef) {
+  return ordered(await getCollection("coaches", (c) => !program || c.data.programs.some((p) => p.id === program.id)));
 }
 
 export async function getOffer(ref: Ref<"offers">) {
   const entry = await getEntry(ref);
   if (!entry) throw new Error(`content/offers.yaml has no offer "${ref.id}"`);
-  return entry.data;
+  return withBrand(entry.data, await brand());
 }
 
 export async function getChart(ref: Ref<"charts">) {

@@ -1,147 +1,210 @@
 /**
- * The database as the browser sees it, in the shape `supabase gen types typescript` writes:
- * what supabase/migrations/ grant the `authenticated` role. tests/integration/database-types.test.ts
- * checks these columns against the migrated database.
+ * Generated from supabase/migrations/ by tools/db-types.ts (`npm run db:types`): do not edit by
+ * hand; write a migration and run the command again. tests/tooling/database-types.test.ts fails
+ * when this file and the migrations disagree.
+ *
+ * The database as the browser's client may reach it: what the migrations grant the `anon` and
+ * `authenticated` roles, in the shape `supabase gen types typescript` writes. The app imports
+ * src/lib/database.ts, which narrows the jsonb columns on top of these types.
  */
+
 export type Json = string | number | boolean | null | { [key: string]: Json | undefined } | Json[];
 
-export type OrderStatus = "pending" | "completed" | "canceled" | "refunded" | "failed";
-
-/** A lesson's video at its host (course_lessons.video). */
-export interface LessonVideo {
-  provider: "wistia";
-  id: string;
-}
-
-/** A lesson's file in the private bucket course-downloads (course_lessons.downloads). */
-export interface LessonDownload {
-  title: string;
-  /** The object's name: `<program>/<file>`. */
-  path: string;
-  /** Its content type. */
-  type: string;
-}
-
-export interface Database {
+export type Database = {
   public: {
     Tables: {
-      profiles: {
-        Row: {
-          id: string;
-          full_name: string | null;
-          address: string | null;
-          address_2: string | null;
-          city: string | null;
-          state: string | null;
-          country: string | null;
-          zip: string | null;
-          avatar_url: string | null;
-          updated_at: string;
-        };
-        Insert: {
-          id: string;
-          full_name?: string | null;
-          address?: string | null;
-          address_2?: string | null;
-          city?: string | null;
-          state?: string | null;
-          country?: string | null;
-          zip?: string | null;
-          avatar_url?: string | null;
-        };
-        Update: {
-          id?: string;
-          full_name?: string | null;
-          address?: string | null;
-          address_2?: string | null;
-          city?: string | null;
-          state?: string | null;
-          country?: string | null;
-          zip?: string | null;
-          avatar_url?: string | null;
-        };
-        Relationships: [];
-      };
+      /** The programs' lessons. Signed-in users read a lesson they may take (can_read_lesson); only the service role writes. */
       course_lessons: {
         Row: {
+          body_html: string;
+          content_hash: string;
+          downloads: Json;
+          duration_minutes: number;
+          free_preview: boolean;
           id: string;
-          product_key: string;
           module: number;
           position: number;
-          title: string;
-          duration_minutes: number;
-          summary: string;
-          body_html: string;
-          video: LessonVideo | null;
-          downloads: LessonDownload[];
-          free_preview: boolean;
-          unlock_week: number | null;
-          content_hash: string;
-          removed_at: string | null;
+          product_key: string;
           published_at: string;
+          removed_at: string | null;
+          summary: string;
+          title: string;
+          unlock_week: number | null;
           updated_at: string;
+          video: Json | null;
         };
         Insert: never;
         Update: never;
         Relationships: [];
       };
+      /** Each customer's progress per lesson: done, and the video's position. Owner only. */
       lesson_progress: {
         Row: {
-          user_id: string;
-          lesson_id: string;
           completed: boolean;
           completed_at: string | null;
-          video_position: number;
+          lesson_id: string;
           updated_at: string;
+          user_id: string;
+          video_position: number;
         };
         Insert: {
-          user_id?: string;
-          lesson_id: string;
           completed?: boolean;
+          lesson_id: string;
+          user_id?: string;
           video_position?: number;
         };
         Update: {
           completed?: boolean;
+          lesson_id?: string;
+          user_id?: string;
           video_position?: number;
         };
         Relationships: [];
+      };
+      /** Contact details of each user, edited in the portal. Owner only. */
+      profiles: {
+        Row: {
+          address: string | null;
+          address_2: string | null;
+          avatar_url: string | null;
+          city: string | null;
+          country: string | null;
+          full_name: string | null;
+          id: string;
+          state: string | null;
+          updated_at: string;
+          zip: string | null;
+        };
+        Insert: {
+          address?: string | null;
+          address_2?: string | null;
+          avatar_url?: string | null;
+          city?: string | null;
+          country?: string | null;
+          full_name?: string | null;
+          id: string;
+          state?: string | null;
+          zip?: string | null;
+        };
+        Update: {
+          address?: string | null;
+          address_2?: string | null;
+          avatar_url?: string | null;
+          city?: string | null;
+          country?: string | null;
+          full_name?: string | null;
+          id?: string;
+          state?: string | null;
+          zip?: string | null;
+        };
+        Relationships: [];
+      };
+      /** Stripe customer per user; user_id is cleared when the account is deleted, the orders stay. Users read their own; only the service role writes. */
+      stripe_customers: {
+        Row: {
+          created_at: string;
+          customer_id: string;
+          deleted_at: string | null;
+          updated_at: string;
+          user_id: string | null;
+        };
+        Insert: never;
+        Update: never;
+        Relationships: [];
+      };
+      /** Orders, one per Checkout Session. Users read their own through stripe_user_orders; only the service role writes. */
+      stripe_orders: {
+        Row: {
+          amount_subtotal: number;
+          amount_total: number;
+          /** First-touch attribution of the visit that bought: utm_*, referrer, landing_page (packages/shared/checkout-request.ts). */
+          attribution: Json;
+          checkout_session_id: string;
+          created_at: string;
+          currency: string;
+          customer_id: string;
+          deleted_at: string | null;
+          id: number;
+          payment_intent_id: string | null;
+          payment_status: string;
+          product_key: string;
+          /** Stripe's hosted receipt of the payment (the charge's receipt_url), when Stripe has one. */
+          receipt_url: string | null;
+          status: Database["public"]["Enums"]["order_status"];
+          updated_at: string;
+        };
+        Insert: never;
+        Update: never;
+        Relationships: [
+          {
+            foreignKeyName: "stripe_orders_customer_id_fkey";
+            columns: ["customer_id"];
+            isOneToOne: false;
+            referencedRelation: "stripe_customers";
+            referencedColumns: ["customer_id"];
+          },
+        ];
       };
     };
     Views: {
       stripe_user_orders: {
         Row: {
-          customer_id: string | null;
-          order_id: number | null;
-          checkout_session_id: string | null;
-          payment_intent_id: string | null;
           amount_subtotal: number | null;
           amount_total: number | null;
+          checkout_session_id: string | null;
           currency: string | null;
-          payment_status: string | null;
-          order_status: OrderStatus | null;
-          product_key: string | null;
+          customer_id: string | null;
           order_date: string | null;
-          /** What the customer quotes: 8 hex digits of the session id's SHA-256 (functions/_shared/order-reference.ts). */
+          order_id: number | null;
           order_reference: string | null;
-          /** Stripe's hosted receipt, when Stripe has one. */
+          order_status: Database["public"]["Enums"]["order_status"] | null;
+          payment_intent_id: string | null;
+          payment_status: string | null;
+          product_key: string | null;
           receipt_url: string | null;
         };
         Relationships: [];
       };
     };
     Functions: {
-      has_program_access: { Args: { p_product_key: string }; Returns: boolean };
-      program_start_date: { Args: { p_product_key: string }; Returns: string | null };
-      lesson_unlocks_at: { Args: { p_product_key: string; p_unlock_week: number }; Returns: string | null };
-      can_read_lesson: { Args: { p_lesson_id: string }; Returns: boolean };
+      /** Whether a file of the course-downloads bucket belongs to a lesson the caller may read now. */
       can_read_download: { Args: { p_name: string }; Returns: boolean };
+      /** Whether the caller may read the lesson now (free preview, or a completed order and its week reached). */
+      can_read_lesson: { Args: { p_lesson_id: string }; Returns: boolean };
+      /** Whether the caller has a completed (not refunded, disputed or failed) order for the program. */
+      has_program_access: { Args: { p_product_key: string }; Returns: boolean };
+      /** When a cohort lesson of that week opens for the caller; null without access. */
+      lesson_unlocks_at: { Args: { p_product_key: string; p_unlock_week: number }; Returns: string };
+      /** The day the caller's course of this program counts from (cohort start or purchase day); null without access. */
+      program_start_date: { Args: { p_product_key: string }; Returns: string };
     };
-    Enums: { order_status: OrderStatus };
-    CompositeTypes: Record<string, never>;
+    Enums: {
+      order_email_kind: "access" | "payment_failed" | "refund";
+      order_status: "pending" | "completed" | "canceled" | "refunded" | "failed";
+    };
+    CompositeTypes: {
+      [_ in never]: never;
+    };
   };
-}
+};
 
-export type ProfileRow = Database["public"]["Tables"]["profiles"]["Row"];
-export type OrderRow = Database["public"]["Views"]["stripe_user_orders"]["Row"];
-export type LessonRow = Database["public"]["Tables"]["course_lessons"]["Row"];
-export type LessonProgressRow = Database["public"]["Tables"]["lesson_progress"]["Row"];
+type Schema = Database["public"];
+
+/** A table's or view's row: `Tables<"profiles">`. */
+export type Tables<Name extends keyof (Schema["Tables"] & Schema["Views"])> = (Schema["Tables"] &
+  Schema["Views"])[Name] extends { Row: infer Row }
+  ? Row
+  : never;
+
+/** What an insert into a table may send: `TablesInsert<"profiles">`. */
+export type TablesInsert<Name extends keyof Schema["Tables"]> = Schema["Tables"][Name] extends { Insert: infer Insert }
+  ? Insert
+  : never;
+
+/** What an update of a table may send: `TablesUpdate<"profiles">`. */
+export type TablesUpdate<Name extends keyof Schema["Tables"]> = Schema["Tables"][Name] extends { Update: infer Update }
+  ? Update
+  : never;
+
+/** An enum's values: `Enums<"order_status">`. */
+export type Enums<Name extends keyof Schema["Enums"]> = Schema["Enums"][Name];

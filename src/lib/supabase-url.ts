@@ -1,52 +1,51 @@
 /**
  * The Supabase project the browser talks to (PUBLIC_SUPABASE_URL, PUBLIC_SUPABASE_ANON_KEY),
- * checked when the site is built (astro.config.mjs): a malformed value stops the build with a
- * message naming the variable, instead of a site whose every sign-in fails. Unset, both are the
- * local stack's, which `npm start` and the tests use. A production build (`npm run
- * build:production`, PRODUCTION_BUILD=1) has no defaults: each must be set, to a hosted project
- * (https, not this machine) and its public key, so a forgotten variable cannot ship a site that
- * talks to localhost.
+ * checked when the site is built (astro.config.mjs), before anything is written: a missing or
+ * malformed value stops the build with a message naming the variable, instead of a site whose
+ * every sign-in fails. Neither has a default. A build is of the site you deploy unless the local
+ * stack asks for its own: the URL must then be the hosted project's (https, not this machine) and
+ * the key not the local stack's, so a forgotten variable cannot ship a site that talks to
+ * localhost. The local stack passes its own address and key, and says so (`local`).
  */
-import { claimsOf } from "../integrations/secret-scan.mjs";
-
-export const LOCAL_SUPABASE_URL = "http://localhost:4321";
-
-/** The local stack's anon key (local/jwt.ts), public like the Supabase CLI's demo keys. */
-export const LOCAL_ANON_KEY =
-  "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJpYXQiOjE3OTAwMDAwMDAsImV4cCI6MjEwNTAwMDAwMH0.8dErR1qbtq5HwrmCj7ks_zjq7EPPDNhPOLchmOngt_g";
+import { claimsOf } from "../../packages/shared/jwt.ts";
 
 interface Options {
-  /** A build for the public site: no local defaults. */
-  production?: boolean;
+  /**
+   * A build for the local stack (packages/local-stack/src/site.ts), which passes its own values: this machine's
+   * address over http and the stack's demo key are then what is expected.
+   */
+  local?: boolean;
 }
 
 const LOOPBACK = /^(localhost|127(\.\d+){3}|\[::1\]|0\.0\.0\.0)$/;
 
-export function publicSupabaseUrl(value: string | undefined, { production = false }: Options = {}): string {
-  const given = value?.trim();
-  if (!given && production) {
-    throw new Error("PUBLIC_SUPABASE_URL must be set for a production build (https://<project-ref>.supabase.co)");
+export function publicSupabaseUrl(value: string | undefined, { local = false }: Options = {}): string {
+  const url = value?.trim();
+  if (!url) {
+    throw new Error(
+      local
+        ? "PUBLIC_SUPABASE_URL must be set: the local stack passes its own address"
+        : "PUBLIC_SUPABASE_URL must be set to the hosted project's URL (https://<project-ref>.supabase.co)",
+    );
   }
-  const url = given || LOCAL_SUPABASE_URL;
   const parsed = URL.parse(url);
   if (!parsed || !/^https?:$/.test(parsed.protocol)) {
     throw new Error(`PUBLIC_SUPABASE_URL must be the project's http(s) URL, not "${url}"`);
   }
-  if (production && (parsed.protocol !== "https:" || LOOPBACK.test(parsed.hostname))) {
-    throw new Error(`PUBLIC_SUPABASE_URL must be the hosted project's https URL in a production build, not "${url}"`);
+  if (!local && (parsed.protocol !== "https:" || LOOPBACK.test(parsed.hostname))) {
+    throw new Error(`PUBLIC_SUPABASE_URL must be the hosted project's https URL, not "${url}"`);
   }
   return url;
 }
 
-/** The `role` claim of a JWT, or undefined when `token` is not one. */
-function jwtRole(token: string): string | undefined {
-  if (token.split(".").length !== 3) return undefined;
-  const role = (claimsOf(token) as { role?: unknown } | null)?.role;
-  return typeof role === "string" ? role : undefined;
-}
-
 /** A publishable key as Supabase issues them: `sb_publishable_` and a random part. */
 const PUBLISHABLE = /^sb_publishable_[\w-]{8,}$/;
+
+/**
+ * The issuer of the Supabase CLI's demo keys, which the local stack's are too (packages/local-stack/src/jwt.ts): a
+ * hosted project's keys are issued by `supabase`, so a key of this issuer is never one of them.
+ */
+const DEMO_ISSUER = "supabase-demo";
 
 /**
  * The project's public key, which supabase-js sends with every request: its publishable key
@@ -55,19 +54,23 @@ const PUBLISHABLE = /^sb_publishable_[\w-]{8,}$/;
  * bypasses it and must never reach a browser, so it stops the build (as does anything else, which
  * would fail every request).
  */
-export function publicAnonKey(value: string | undefined, { production = false }: Options = {}): string {
-  const given = value?.trim();
-  if (!given) {
-    if (production) throw new Error("PUBLIC_SUPABASE_ANON_KEY must be set for a production build");
-    return LOCAL_ANON_KEY;
+export function publicAnonKey(value: string | undefined, { local = false }: Options = {}): string {
+  const key = value?.trim();
+  if (!key) {
+    throw new Error(
+      local
+        ? "PUBLIC_SUPABASE_ANON_KEY must be set: the local stack passes its own key"
+        : "PUBLIC_SUPABASE_ANON_KEY must be set to the hosted project's publishable key (sb_publishable_…)",
+    );
   }
-  if (PUBLISHABLE.test(given)) return given;
-  if (given.startsWith("sb_secret_")) {
+  if (PUBLISHABLE.test(key)) return key;
+  if (key.startsWith("sb_secret_")) {
     throw new Error(
       "PUBLIC_SUPABASE_ANON_KEY is a secret key (sb_secret_…), which must never reach a browser: set the project's publishable key",
     );
   }
-  const role = jwtRole(given);
+  const claims = claimsOf(key);
+  const role = typeof claims?.role === "string" ? claims.role : undefined;
   if (role !== "anon") {
     throw new Error(
       role
@@ -75,8 +78,33 @@ export function publicAnonKey(value: string | undefined, { production = false }:
         : "PUBLIC_SUPABASE_ANON_KEY must be the project's publishable key (sb_publishable_…) or its legacy anon key (a JWT)",
     );
   }
-  if (production && given === LOCAL_ANON_KEY) {
-    throw new Error("PUBLIC_SUPABASE_ANON_KEY is the local stack's key: set the hosted project's publishable key");
+  if (!local && claims?.iss === DEMO_ISSUER) {
+    throw new Error(
+      "PUBLIC_SUPABASE_ANON_KEY is the local stack's key (a Supabase CLI demo key): set the hosted project's publishable key",
+    );
   }
-  return given;
+  return key;
+}
+
+/**
+ * Both variables from `env`, checked together: one error names every variable that is missing or
+ * wrong, so a build run without them is told both at once.
+ */
+export function supabaseProject(
+  env: Record<string, string | undefined>,
+  options: Options = {},
+): { url: string; anonKey: string } {
+  const problems: string[] = [];
+  const checked = (check: () => string) => {
+    try {
+      return check();
+    } catch (error) {
+      problems.push((error as Error).message);
+      return "";
+    }
+  };
+  const url = checked(() => publicSupabaseUrl(env.PUBLIC_SUPABASE_URL, options));
+  const anonKey = checked(() => publicAnonKey(env.PUBLIC_SUPABASE_ANON_KEY, options));
+  if (problems.length > 0) throw new Error(problems.join("\n"));
+  return { url, anonKey };
 }

@@ -6,9 +6,9 @@
  */
 import { createClient } from "@supabase/supabase-js";
 import { PUBLIC_SUPABASE_ANON_KEY, PUBLIC_SUPABASE_URL } from "astro:env/client";
-import { applyAuthEvent, type AuthEvent } from "../stores/session";
+import { applyAuthEvent, type AuthEvent } from "~/stores/session";
 import { browserStorage, rememberMeStorage } from "./auth-storage";
-import type { Database } from "./database.types";
+import type { Database } from "./database";
 import { sessionStorageKey } from "./session-key";
 
 const storageKey = sessionStorageKey(PUBLIC_SUPABASE_URL);

@@ -9,8 +9,8 @@ import type { APIRoute } from "astro";
 import mdxRenderer from "@astrojs/mdx/server.js";
 import { experimental_AstroContainer as AstroContainer } from "astro/container";
 import { render } from "astro:content";
-import { getCourses, getLessonEntries, getTimeZone } from "../features/course/course";
-import { type BundleLesson, type CourseBundle, bundleDownload, COURSE_BUNDLE_VERSION } from "../features/course/bundle";
+import { getCourses, getLessonEntries, getTimeZone } from "~/features/course/course";
+import { type BundleLesson, type CourseBundle, bundleDownload, COURSE_BUNDLE_VERSION } from "~/features/course/bundle";
 
 export const GET: APIRoute = async () => {
   const container = await AstroContainer.create();

@@ -5,7 +5,7 @@
  */
 import type { ImageFunction } from "astro/content/config";
 import { z } from "astro/zod";
-import { DOWNLOAD_TYPES } from "../features/course/bundle.ts";
+import { DOWNLOAD_TYPES } from "~/features/course/bundle.ts";
 
 /** A site-relative path such as `/get-started-ai`, or an absolute https URL. */
 export const href = z.string().refine((v) => v.startsWith("/") || v.startsWith("https://"), {
@@ -31,6 +31,29 @@ export const isoDay = z
 
 /** A line of copy: a heading, a label, a list item. */
 const line = z.string().min(1);
+
+/**
+ * A line of page copy that names values in braces, which the page fills in (src/lib/copy.ts):
+ * `{brand}` anywhere (the business's name, content/site.yaml's `brand`), and each of `names`,
+ * which it must name, or the value would not show. Any other name in braces is refused, so a
+ * misspelt one fails the build, naming the file and the field.
+ */
+export function copy(...names: string[]) {
+  const known = ["brand", ...names];
+  const list = (all: string[]) => all.map((name) => `{${name}}`).join(", ");
+  return line.superRefine((text, context) => {
+    const named = [...text.matchAll(/\{([^{}]*)\}/g)].map((match) => match[1]!);
+    for (const name of named.filter((n) => !known.includes(n))) {
+      context.addIssue({
+        code: "custom",
+        message: `{${name}} is not a value this text can name; it may name ${list(known)}`,
+      });
+    }
+    for (const name of names.filter((n) => !named.includes(n))) {
+      context.addIssue({ code: "custom", message: `must name {${name}}, where the page puts it` });
+    }
+  });
+}
 
 /**
  * Where a statistic comes from: who measured it, how and when, in a sentence a visitor can read
@@ -126,7 +149,11 @@ export const seoSchema = z.strictObject({
 /** Site-wide settings: one entry, `site`. */
 export const siteSchema = (ref: Ref) =>
   z.strictObject({
-    /** The business name shown in the header, footer and at the end of every page title. */
+    /**
+     * The business's name: the header's and the footer's, the end of every page title, and every
+     * `{brand}` in the copy (content/shared-copy.yaml, content/pages/, this file, the lead pages and
+     * the offers). Its only place in content/.
+     */
     brand: line,
     /** The public origin of the site, e.g. https://advisoraccelerator.com (SITE_URL overrides it for a preview). */
     url: z.url({ protocol: /^https$/, message: "must be the site's https:// address" }),
@@ -139,7 +166,7 @@ export const siteSchema = (ref: Ref) =>
      * days lessons unlock are midnight there.
      */
     timeZone: z.string().refine(isTimeZone, { message: "must be an IANA time zone, e.g. America/Chicago" }),
-    /** The call to action most pages end with. */
+    /** The call to action most pages end with (its text may name {brand}). */
     defaultCta: cta,
     /** Where the team can be reached when an embedded form cannot load. */
     contact: z.strictObject({
@@ -161,14 +188,16 @@ export const siteSchema = (ref: Ref) =>
       /** Wistia media id of the hosted video on the OS sales page; empty shows its poster only. */
       wistiaOsMediaId: z.string().regex(/^[a-z0-9]*$/, "must be a Wistia media id (lowercase letters and digits)"),
     }),
-    /** The "What to Expect" steps of the lead pages (docs/product.md §2: 30-minute call, custom strategy, next steps). */
+    /** The "What to Expect" steps of the lead pages (docs/product.md, Lead pages: 30-minute call, custom strategy, next steps). */
     whatToExpect: z.array(card).min(1),
-    /** The hero video on the home page: poster image and an accessible label. */
+    /** The hero video on the home page and /transformation: poster image and an accessible label. */
     heroVideo: z.strictObject({
       poster: z.string().startsWith("/"),
       label: line,
-      /** Wistia media id; empty shows the poster only. */
+      /** Wistia media id; empty shows the still (the framework's picture) instead of the poster. */
       wistiaMediaId: z.string(),
+      /** What the still shows, for screen readers (its alternative text). */
+      stillAlt: copy(),
     }),
   });
 export type Site = z.infer<ReturnType<typeof siteSchema>>;
@@ -466,8 +495,8 @@ export const programPageSchema = (ref: Ref) =>
         note: z.string().optional(),
       })
       .optional(),
-    /** Heading of the testimonials section (default "Success Stories", docs/product.md §9). */
-    testimonialsHeading: z.string().default("Success Stories"),
+    /** Heading of the testimonials section; omit for the shared one (content/shared-copy.yaml, `testimonials`). */
+    testimonialsHeading: line.optional(),
     closing,
   });
 
@@ -483,6 +512,15 @@ export const programsPageSchema = z.strictObject({
 /** content/pages/purchase-course.yaml: /purchase-course. */
 export const purchaseCoursePageSchema = z.strictObject({
   ...page,
+  /** The cards of the programs for sale (names, prices and descriptions come from content/programs). */
+  programs: z.strictObject({
+    /** What screen readers call the list of cards. */
+    label: line,
+    /** After each price, e.g. "one-time payment". */
+    price: line,
+    /** The link to the program's page; `context`, read after it by screen readers, names the program. */
+    details: z.strictObject({ text: line, context: copy("program") }),
+  }),
   sections: z.strictObject({
     /** What every purchase includes. */
     guarantee: pointSection,
@@ -501,8 +539,8 @@ export const transformationPageSchema = (ref: Ref) =>
       framework: section,
       audience: section,
       curriculum: section,
-      /** The testimonial carousel. */
-      testimonials: headingOnly,
+      /** The testimonial carousel; `label` is what screen readers call the carousel. */
+      testimonials: headingOnly.extend({ label: line }),
       /** The success stories (testimonial cards). */
       stories: section,
     }),
@@ -533,6 +571,15 @@ export const advisorOsPageSchema = (ref: Ref) =>
     ...page,
     /** The program the page sells (its id in content/programs). */
     program: ref("programs"),
+    /** The text of the hero's and the included list's button, to the program's consultation page. */
+    apply: line,
+    /** The hosted video under the hero (its Wistia id is `embeds.wistiaOsMediaId` in content/site.yaml). */
+    video: z.strictObject({
+      /** Shown until the player loads, and instead of it when none is configured: a path under public/. */
+      poster: z.string().startsWith("/"),
+      /** What the video is, for screen readers. */
+      label: line,
+    }),
     sections: z.strictObject({
       story: headingOnly,
       obstacles: cardSection,
@@ -549,6 +596,215 @@ export const advisorOsPageSchema = (ref: Ref) =>
       included: pointSection,
     }),
   });
+
+/** content/pages/home.yaml: the home page, /. */
+export const homePageSchema = z.strictObject({
+  /** Its own title; the meta description is the site's (content/site.yaml `description`) unless given. */
+  seo: seoSchema.partial({ description: true }),
+  hero: hero.extend({
+    /** The button beside the default call to action (content/site.yaml `defaultCta`). */
+    secondaryCta: cta,
+    /** The strip of the endorsers' firms (content/endorsements.yaml) under the hero. */
+    logoStrip: z.strictObject({
+      /** The line above the names. */
+      heading: line,
+      /** What screen readers call the list of names. */
+      label: line,
+    }),
+  }),
+  sections: z.strictObject({
+    /** The headline numbers (content/stats.yaml); the heading is read by screen readers only. */
+    stats: headingOnly,
+    /** The reasons of content/why-choose.yaml, with a link beside them. */
+    whyChoose: section.extend({ link: cta }),
+    /** The career stages of content/audience-tiers.yaml. */
+    audience: section,
+    /** The program cards (content/programs). */
+    programs: section,
+    /** Every coach of content/coaches. */
+    coaches: section,
+    /** The quote carousel of content/endorsements.yaml; the heading names the carousel too. */
+    endorsements: headingOnly,
+  }),
+  /** Its button is the default call to action. */
+  closing,
+});
+export type HomePage = z.infer<typeof homePageSchema>;
+
+/** content/pages/not-found.yaml: the page of an address that does not exist. */
+export const notFoundPageSchema = z.strictObject({
+  seo: seoSchema,
+  /** The line above the heading, e.g. "404". */
+  eyebrow: line,
+  heading: line,
+  body: z.string().min(10),
+  /** The two ways on: the main button and the one beside it. */
+  links: z.strictObject({ primary: cta, secondary: cta }),
+});
+
+/** One account page: search-engine fields, the heading of its card, a line under the heading and one under the card. */
+const accountPage = z.strictObject({
+  seo: seoSchema,
+  heading: line,
+  lead: line.optional(),
+  /** A line under the card with a link at its end, e.g. "Not a client yet?" and "Explore our programs". */
+  after: z.strictObject({ text: line, link: cta }).optional(),
+});
+
+/** content/pages/account.yaml: /login, /forgot-password and /reset-password (their forms' words are in src/features/auth/). */
+export const accountPagesSchema = z.strictObject({
+  login: accountPage,
+  forgotPassword: accountPage,
+  resetPassword: accountPage,
+});
+
+/** content/pages/portal.yaml: the client portal's pages (what their islands show is in src/features/portal/ and src/features/course/). */
+export const portalPagesSchema = z.strictObject({
+  /** /portal (its title is the heading of the customer's courses too). */
+  dashboard: seoSchema,
+  /** /portal/settings. */
+  settings: seoSchema,
+  /** /portal/settings/purchase-history. */
+  purchaseHistory: seoSchema,
+  /** A course's page, /portal/courses/<program>. */
+  course: z.strictObject({
+    /** The trail above the heading: what screen readers call it, and its first link (to /portal). */
+    breadcrumb: z.strictObject({ label: line, home: line }),
+    /** The meta description. */
+    description: copy("program", "modules", "lessons"),
+    /** The line under the course's name: its length, its size and the time it takes in all. */
+    summary: copy("length", "modules", "lessons", "duration"),
+  }),
+  /** A lesson's page, /portal/courses/<program>/<lesson>. */
+  lesson: z.strictObject({
+    /** Above the lesson's title: its module and its place in it. */
+    position: copy("module", "lesson", "count"),
+    /** The links to the lessons before and after it, and what screen readers call them together. */
+    neighbours: z.strictObject({ label: line, previous: line, next: line }),
+    /** The link under the module's lessons, to the course's page. */
+    outline: line,
+  }),
+});
+
+/** A next step on the payment success page. */
+const step = card.omit({ label: true });
+
+/** content/pages/checkout.yaml: the checkout pages (the checkout's own form and summary are in src/features/checkout/). */
+export const checkoutPagesSchema = z.strictObject({
+  /** /checkout/<key> of each program; {program} is the program's name. */
+  program: z.strictObject({ title: copy("program").max(70), description: copy("program").min(50) }),
+  /** The page any other spelling of a key is served, which finds the program in the browser. */
+  lookup: z.strictObject({
+    seo: seoSchema,
+    /** Shown when the browser runs no scripts. */
+    noscript: z.strictObject({ text: line, link: cta }),
+  }),
+  /** /checkout/success, one view at a time as the payment stands ({program}, {email}: the buyer's). */
+  success: z.strictObject({
+    seo: seoSchema,
+    /** While the page asks where the payment stands, and without scripts. */
+    checking: z.strictObject({ text: line, noscript: line }),
+    paid: z.strictObject({ heading: line, body: line }),
+    processing: z.strictObject({ heading: line, body: copy("program", "email") }),
+    failed: z.strictObject({ heading: line, body: copy("program") }),
+    incomplete: z.strictObject({ heading: line, body: copy("program") }),
+    /** When the status cannot be read. */
+    unknown: z.strictObject({ heading: line, body: line }),
+    /** The label of the order reference. */
+    orderId: line,
+    nextSteps: z.strictObject({
+      heading: line,
+      /** Once paid (and when the status cannot be read). */
+      paid: z.array(step).min(1),
+      /** While a bank debit clears. */
+      processing: z.array(step).min(1),
+    }),
+    /** The buttons: to the portal and home; to the checkout again after a failed payment. */
+    links: z.strictObject({ portal: line, home: line, retry: line }),
+  }),
+});
+
+/** A link that screen readers hear with more words after it, e.g. "Learn more" and "about {program}". */
+const linkWithContext = (...names: string[]) => z.strictObject({ text: line, context: copy(...names) });
+
+/**
+ * content/shared-copy.yaml: the words several pages share, the ones components show unless a page's
+ * own file gives its own: section headings, button labels, the footer.
+ */
+export const sharedCopySchema = z.strictObject({
+  /** Buttons of several pages. */
+  cta: z.strictObject({
+    /** The closing button of /programs, /purchase-course and /transformation. */
+    strategyCall: cta,
+    /** A program's apply button, to its consultation page (the program's `applyPage`). */
+    apply: line,
+    /** A program page's button to its sales page (the program's `salesPage`). */
+    learnMore: linkWithContext("program"),
+    /** A program page's link to its checkout; screen readers hear the program's name after it. */
+    buy: line,
+  }),
+  /** The facts of a program, as the program pages' heroes and the comparison on /programs label them. */
+  programFacts: z.strictObject({ format: line, length: line, bestFor: line, support: line, price: line }),
+  /** A program page's way to buy at once, under the hero's buttons: {price} is its checkout price. */
+  enroll: copy("price"),
+  /** The program cards (the home page, /programs). */
+  programCards: z.strictObject({
+    /** Each card's link to its program's page. */
+    learnMore: linkWithContext("program"),
+    /** The link to /programs under the cards (not on /programs itself). */
+    viewAll: line,
+  }),
+  /** The coaches of a program, on its pages; "one" when it has a single coach. {program} is its name. */
+  coaches: z.strictObject({
+    heading: z.strictObject({ one: line, many: line }),
+    intro: z.strictObject({ one: copy("program"), many: copy("program") }),
+    /** Before the programs a coach coaches, on the home page: "Coaches" and their names. */
+    programs: line,
+  }),
+  /** The testimonial cards' heading when a page gives none ('Success Stories', docs/product.md, Business constants and limits). */
+  testimonials: z.strictObject({ heading: line }),
+  /** The heading of the notes that give each figure's source. */
+  sources: z.strictObject({ heading: line }),
+  /** The offer stacks (content/offers.yaml); {amount} is a monthly amount, {percent} the saving. */
+  offer: z.strictObject({
+    total: line,
+    price: line,
+    saving: copy("percent"),
+    perMonth: copy("amount"),
+  }),
+  /** The lead pages (content/lead-pages.yaml). */
+  leadPages: z.strictObject({
+    /** The heading of the steps of content/site.yaml `whatToExpect`. */
+    whatToExpect: line,
+    /** What screen readers call the provider's frame: the form or the booking calendar. */
+    frames: z.strictObject({ consultation: line, booking: line }),
+    /** Under the consultation form: the way to pick a time instead. */
+    pickTime: z.strictObject({ text: line, link: cta }),
+    /** Under a provider's form: the team's address and number (content/site.yaml `contact`). */
+    fallback: copy("email", "phone"),
+  }),
+  /** The legal pages (content/legal/): before the date of their last change. */
+  legalPages: z.strictObject({ updated: line }),
+  /** The footer: its columns' headings and links; the programs' links are their names. */
+  footer: z.strictObject({
+    programs: z.strictObject({ heading: line, all: line }),
+    getStarted: z.strictObject({
+      heading: line,
+      /** To the default call to action's page (content/site.yaml `defaultCta`). */
+      consultation: line,
+      /** To /apply. */
+      apply: line,
+      /** To /purchase-course. */
+      purchase: line,
+      /** To /login. */
+      login: line,
+    }),
+    legal: z.strictObject({ heading: line, privacy: line, terms: line, dmca: line }),
+    /** The last line of every page; {year} is the current year. */
+    notice: copy("year"),
+  }),
+});
+export type SharedCopy = z.infer<typeof sharedCopySchema>;
 
 /** A marketing offer stack; its total value and savings are computed from the components. */
 export const offerSchema = z.strictObject({

@@ -3,7 +3,7 @@
  * and defines <lead-embed>, which loads a provider's frame with that attribution appended.
  * One small module, so no page waits on a second request for it.
  */
-import { recordVisit, withAttribution } from "../lib/attribution";
+import { recordVisit, withAttribution } from "~/lib/attribution";
 
 const attribution = recordVisit();
 
@@ -20,7 +20,7 @@ const MAX_HEIGHT = 4000;
  * reserved (the iframe's height attribute, [lead].astro) nor more than MAX_HEIGHT. The page asks
  * and the frame answers, so there is no race: this listens before the frame has a src, and the
  * frame is listening by its load. A message counts only from this frame's window, from the embed's
- * origin, of that type and with a finite height. The local stand-in (local/scheduling.ts) speaks
+ * origin, of that type and with a finite height. The local stand-in (packages/local-stack/src/scheduling.ts) speaks
  * it; a provider that does not ignores the ask and resizes its frame with its own script
  * (data-script, loaded here), or leaves it at the reserved height.
  */

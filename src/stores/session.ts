@@ -15,7 +15,7 @@ export interface SessionUser {
   createdAt?: string;
 }
 
-/** The auth events the store follows (docs/product.md §4). */
+/** The auth events the store follows (docs/product.md, States and transitions). */
 export type AuthEvent =
   | "INITIAL_SESSION"
   | "SIGNED_IN"

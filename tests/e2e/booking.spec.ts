@@ -1,12 +1,13 @@
 /**
  * /apply on `npm start`: the booking widget is the local stack's stand-in for the scheduling
- * provider (local/scheduling.ts), which the site embeds as it will the provider's. A visitor
- * goes through the month view (a month of days, those with times highlighted), picks a day's
- * time and books with a name and e-mail; the business's notification, with where the visit came
- * from, lands in the outbox. The frame fits every step, at a phone's width and a desktop's.
+ * provider (packages/local-stack/src/scheduling.ts), which the site embeds as it will the
+ * provider's. A visitor goes through the month view (a month of days, those with times
+ * highlighted), picks a day's time and books with a name and e-mail; the business's notification,
+ * with where the visit came from, lands in the outbox. The frame fits every step, at a phone's
+ * width and a desktop's.
  */
 import { type APIRequestContext, expect, type FrameLocator, test } from "@playwright/test";
-import { BOOKING_WINDOW_DAYS, businessTimeZone } from "../../local/scheduling.ts";
+import { BOOKING_WINDOW_DAYS, businessTimeZone } from "@advisor-accelerator/local-stack";
 import { axeViolations } from "./axe";
 import { expectFits, expectInView, frameOf, RESERVED_HEIGHT } from "./frames";
 
@@ -161,7 +162,8 @@ test("weekends, today and past days cannot be chosen; weekdays ahead can, in the
   page,
 }) => {
   // The stand-in's calendar: no same-day calls, none on a Saturday or Sunday, the next
-  // BOOKING_WINDOW_DAYS days bookable (local/scheduling.ts `schedule`), dated where the business is.
+  // BOOKING_WINDOW_DAYS days bookable (packages/local-stack/src/scheduling.ts `schedule`), dated
+  // where the business is.
   const today = businessToday();
   const last = new Date(Date.parse(`${today}T00:00:00Z`) + BOOKING_WINDOW_DAYS * 86_400_000).toISOString().slice(0, 10);
   await page.goto("/apply");

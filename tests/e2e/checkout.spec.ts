@@ -1,5 +1,5 @@
 /**
- * /checkout/{productKey} and /checkout/success against the local stack (docs/product.md §2
+ * /checkout/{productKey} and /checkout/success against the local stack (docs/product.md, Screens and routes
  * Checkout and Payment success, §4, §5, §7, §8, §9): each program's built page, the key spellings
  * the static host rewrites to the key lookup page (public/_redirects), Product Not Found, the
  * e-mail rules, the request the page sends to the real `stripe-checkout` function, the failure
@@ -12,7 +12,7 @@
 import { expect, type Page, type Request, test } from "@playwright/test";
 import { CANCELLED_NOTICE, CHECKOUT_ERROR, PENDING_CHECKOUT_STORAGE_KEY } from "../../src/features/checkout/logic";
 import { svgDataUri } from "../../src/integrations/critical-css.mjs";
-import { formatCents } from "../../src/lib/money";
+import { formatCents } from "../../packages/shared/money.ts";
 import { loadPrograms } from "../unit/content-files";
 import { axeViolations, VIEWPORTS } from "./axe";
 import { createCustomer, signIn } from "./customers";
@@ -109,7 +109,7 @@ test.describe("each program's checkout page", () => {
   });
 });
 
-test.describe("key spellings (trimmed, case-insensitive: docs/product.md §9)", () => {
+test.describe("key spellings (trimmed, case-insensitive: docs/product.md, Business constants and limits)", () => {
   for (const [path, key] of [
     ["/checkout/growth_mindset%20", "GROWTH_MINDSET"],
     ["/checkout/ai_accelerator", "AI_ACCELERATOR"],
@@ -137,7 +137,7 @@ test("an unknown key shows Product Not Found, and Return to Home goes home", asy
   await expect(page).toHaveURL(/\/$/);
 });
 
-test.describe("the e-mail (docs/product.md §5)", () => {
+test.describe("the e-mail (docs/product.md, Validation rules)", () => {
   test("Complete Purchase is disabled while the e-mail is empty and enabled once one is typed", async ({ page }) => {
     const email = await openCheckout(page, "/checkout/OS_ACCELERATOR");
     const button = page.getByRole("button", { name: "Complete Purchase" });
@@ -181,7 +181,7 @@ test.describe("the e-mail (docs/product.md §5)", () => {
   });
 });
 
-test("sends the spec's body to stripe-checkout, with the visit's first-touch attribution (docs/product.md §7)", async ({
+test("sends the spec's body to stripe-checkout, with the visit's first-touch attribution (docs/product.md, Calls)", async ({
   page,
   baseURL,
 }) => {
@@ -220,7 +220,7 @@ test("a direct visit sends no attribution but the landing page", async ({ page }
   await expectSentToStripe(page, answers);
 });
 
-test.describe("when the checkout cannot start (docs/product.md §8)", () => {
+test.describe("when the checkout cannot start (docs/product.md, Messages and errors)", () => {
   const failures: [string, Parameters<Page["route"]>[1]][] = [
     ["the function answers 500", (route) => route.fulfill({ status: 500, json: { error: "boom" } })],
     ["the answer has no url", (route) => route.fulfill({ status: 200, json: {} })],
@@ -338,7 +338,7 @@ test.describe("without JavaScript", () => {
   });
 });
 
-test.describe("/checkout/success (docs/product.md §2 Payment success)", () => {
+test.describe("/checkout/success (docs/product.md, Screens and routes: Payment success)", () => {
   test("a session it cannot confirm: thanks, the Order ID and the next steps, never a success it cannot vouch for", async ({
     page,
   }) => {

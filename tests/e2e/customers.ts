@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { expect, type Page } from "@playwright/test";
 import { createClient } from "@supabase/supabase-js";
-import { apiKey } from "../../local/jwt.ts";
+import { apiKey } from "@advisor-accelerator/local-stack";
 import { LOCAL_SITE } from "./servers";
 
 /** supabase-js as server code makes it: the service role, no session kept. */

@@ -1,18 +1,18 @@
 /**
- * The lead pages and the OS video with their providers configured (see fixture-site.mjs). The
- * scheduling provider's frames are the local stand-in's pages (local/scheduling.ts), answered by
- * the fixture site and routed to the provider's own origin, so the page and its frames are
- * cross-origin as in production and speak the height protocol of <lead-embed>
- * (src/scripts/visit.ts) across it.
+ * The lead pages and the OS video with their providers configured (see fixture-site.ts). The
+ * scheduling provider's frames are the local stand-in's pages
+ * (packages/local-stack/src/scheduling.ts), answered by the fixture site and routed to the
+ * provider's own origin, so the page and its frames are cross-origin as in production and speak the
+ * height protocol of <lead-embed> (src/scripts/visit.ts) across it.
  */
 import { expect, type Page, type Route, test } from "@playwright/test";
-import { BOOKING_PATH, CONSULTATION_PATH, EMBED_SCRIPT_PATH } from "../../local/scheduling.ts";
+import { BOOKING_PATH, CONSULTATION_PATH, EMBED_SCRIPT_PATH } from "@advisor-accelerator/local-stack";
 import { expectFits, expectInView, frameOf, measureFrame, RESERVED_HEIGHT } from "./frames";
 import { FIXTURE_SITE } from "./servers";
 
 test.use({ baseURL: FIXTURE_SITE });
 
-/** The provider of content/site.yaml's embeds in the fixture build (fixture-site.mjs). */
+/** The provider of content/site.yaml's embeds in the fixture build (fixture-site.ts). */
 const PROVIDER = "https://forms.scheduling-provider.test";
 /** The provider's addresses in the fixture build, and the stand-in's page for each. */
 const STAND_IN: Record<string, string> = {

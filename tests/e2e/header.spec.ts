@@ -1,4 +1,5 @@
-import { expect, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
+import { createCustomer, signIn } from "./customers";
 
 /** The header's computed look, colours converted to sRGB 0-255 with alpha 0-1 whatever syntax (oklab, rgb) Chromium reports. */
 const style = (locator: import("@playwright/test").Locator) =>
@@ -136,4 +137,90 @@ test.describe("header", () => {
     await expect(mobile).toBeHidden();
     await expect(toggle).toHaveAttribute("aria-expanded", "false");
   });
+
+  test("is solid dark behind the open mobile menu, even at the top of the page", async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto("/");
+    const header = page.getByRole("banner");
+    expect((await style(header)).background.a).toBe(0);
+    await page.getByRole("button", { name: "Open menu" }).click();
+    await expect.poll(async () => (await style(header)).background.a).toBe(1);
+    expect(luminance((await style(header)).background), "dark").toBeLessThan(0.05);
+    await page.keyboard.press("Escape");
+    await expect.poll(async () => (await style(header)).background.a).toBe(0);
+  });
 });
+
+/**
+ * The site header's Programs dropdown and the portal header's Account menu are one element
+ * (src/components/menu/MenuButton.astro): the same sequence of clicks and keys must do the same
+ * to each.
+ */
+const MENUS = [
+  {
+    name: "Programs",
+    open: async (page: Page) => page.goto("/dmca"),
+    first: (page: Page) => page.getByRole("link", { name: "Overview" }),
+    last: (page: Page) =>
+      page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Purchase Course" }).last(),
+  },
+  {
+    name: "Account",
+    open: async (page: Page) => {
+      await signIn(page, await createCustomer());
+      await expect(page).toHaveURL(/\/portal$/);
+    },
+    first: (page: Page) => page.getByRole("banner").getByRole("link", { name: "Settings" }),
+    last: (page: Page) => page.getByRole("banner").getByRole("button", { name: "Logout" }),
+  },
+];
+
+for (const menu of MENUS) {
+  test(`the ${menu.name} menu: a click, the menu keys, Escape, a click outside and focus leaving`, async ({ page }) => {
+    await menu.open(page);
+    const button = page.getByRole("banner").getByRole("button", { name: menu.name });
+    const [first, last] = [menu.first(page), menu.last(page)];
+    const chevron = button.locator("svg");
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await expect(first).toBeHidden();
+
+    // A click opens it and turns the chevron; a click elsewhere on the page closes it.
+    await button.click();
+    await expect(button).toHaveAttribute("aria-expanded", "true");
+    await expect(first).toBeVisible();
+    await expect.poll(() => chevron.evaluate((svg) => getComputedStyle(svg).rotate)).toBe("180deg");
+    await page.getByRole("heading", { level: 1 }).click();
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await expect(first).toBeHidden();
+    await expect.poll(() => chevron.evaluate((svg) => getComputedStyle(svg).rotate)).toBe("none");
+
+    // From the button, ArrowUp opens on the last item; Home, End and the arrows move, wrapping round.
+    await button.focus();
+    await page.keyboard.press("ArrowUp");
+    await expect(last).toBeFocused();
+    await page.keyboard.press("Home");
+    await expect(first).toBeFocused();
+    await page.keyboard.press("ArrowUp");
+    await expect(last).toBeFocused();
+    await page.keyboard.press("ArrowDown");
+    await expect(first).toBeFocused();
+    await page.keyboard.press("End");
+    await expect(last).toBeFocused();
+
+    // Escape closes it from inside and gives the focus back to the button; ArrowDown opens it on the first item.
+    await page.keyboard.press("Escape");
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await expect(button).toBeFocused();
+    await page.keyboard.press("ArrowDown");
+    await expect(first).toBeFocused();
+
+    // Back to the button keeps it open; Tab out past the last item closes it.
+    await page.keyboard.press("Shift+Tab");
+    await expect(button).toBeFocused();
+    await expect(button).toHaveAttribute("aria-expanded", "true");
+    await last.focus();
+    await page.keyboard.press("Tab");
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await expect(first).toBeHidden();
+  });
+}

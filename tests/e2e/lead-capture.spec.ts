@@ -7,7 +7,7 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
-import { leadRequest } from "../../functions/_shared/lead.ts";
+import { leadRequest } from "../../packages/shared/lead.ts";
 
 interface Mail {
   to: string;

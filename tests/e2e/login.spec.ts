@@ -1,5 +1,5 @@
 /**
- * /login against the local stack (docs/product.md §2 Login, §8): Auth's own messages, the
+ * /login against the local stack (docs/product.md, Screens and routes: Login, Messages and errors): Auth's own messages, the
  * general one for an outage, the busy button, Remember me, and where sign-in leads.
  */
 import { expect, test } from "@playwright/test";

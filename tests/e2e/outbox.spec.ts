@@ -4,7 +4,7 @@
  * site's reset page with the token hash the page verifies.
  */
 import { expect, test } from "@playwright/test";
-import { apiKey } from "../../local/jwt.ts";
+import { apiKey } from "@advisor-accelerator/local-stack";
 
 test("the outbox shows the reset e-mail as sent, and its link opens /reset-password with the token hash", async ({
   page,

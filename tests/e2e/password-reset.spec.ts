@@ -1,5 +1,5 @@
 /**
- * Forgot and reset password against the local stack (docs/product.md §2, §4, §8): the e-mail from
+ * Forgot and reset password against the local stack (docs/product.md, Screens and routes, States and transitions, Messages and errors): the e-mail from
  * supabase/templates/recovery.html through the outbox, the Continue step that keeps mail scanners
  * from spending the one-time token, every view of /reset-password, and Auth's fragment form. A
  * new buyer's set-password link (`type=invite`): their first password, then straight to the

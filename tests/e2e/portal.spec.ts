@@ -1,5 +1,5 @@
 /**
- * /portal against the local stack (docs/product.md §2 Portal, §4, §6): a new customer per test,
+ * /portal against the local stack (docs/product.md, Screens and routes: Portal, States and transitions, Roles and permissions): a new customer per test,
  * made by the service role with orders in every status, signed in through /login. The welcome,
  * the stat tiles, My Courses (Active, Processing, a refunded program gone), the empty state, the
  * Account menu by keyboard, logout, the guard and its way back, the loading state the page is

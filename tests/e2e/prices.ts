@@ -1,9 +1,9 @@
 /**
  * What the site charges for each program, read from content/programs/ as the build reads it and
- * shown as the pages show it (src/lib/money.ts): the end-to-end tests check that pages and checkout
+ * shown as the pages show it (packages/shared/money.ts): the end-to-end tests check that pages and checkout
  * agree with content, not today's numbers, so a price edited in content keeps the suite green.
  */
-import { formatCents } from "../../src/lib/money";
+import { formatCents } from "../../packages/shared/money.ts";
 import { loadPrograms } from "../unit/content-files";
 
 const programs = loadPrograms();

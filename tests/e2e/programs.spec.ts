@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { formatCents } from "../../src/lib/money";
+import { formatCents } from "../../packages/shared/money.ts";
 import { loadPrograms } from "../unit/content-files";
 import { priceOf } from "./prices";
 

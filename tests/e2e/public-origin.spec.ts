@@ -1,5 +1,5 @@
 /**
- * The public origin in a build made as production makes it (fixture-site.mjs: the real content,
+ * The public origin in a build made as production makes it (fixture-site.ts: the real content,
  * a hosted Supabase URL, no SITE_URL): canonical and Open Graph URLs, the sitemap and robots.txt
  * use content/site.yaml's `url`, and nothing built mentions localhost.
  */

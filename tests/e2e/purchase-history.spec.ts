@@ -1,5 +1,5 @@
 /**
- * /portal/settings/purchase-history against the local stack (docs/product.md §2 Portal, §3, §4,
+ * /portal/settings/purchase-history against the local stack (docs/product.md, Screens and routes: Portal, Entities and fields, States and transitions,
  * §8): every order newest first with its program's name and image, order reference, date and
  * amount; the status badges' labels and colours; Stripe's receipt where there is one; an unknown
  * program; the empty state; a failed fetch logged and told calmly; nothing cut at 390 px; axe.

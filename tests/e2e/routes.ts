@@ -3,14 +3,14 @@ import { join } from "node:path";
 import { load } from "js-yaml";
 
 /**
- * Routes of the route table (docs/product.md §2) that later issues build. The site links to
+ * Routes of the route table (docs/product.md, Screens and routes) that later issues build. The site links to
  * them already (header, footer, account button); until each lands, a link to it is allowed to
  * answer 404.
  * Delete an entry when its page lands: `pending routes still answer 404` fails until you do.
  */
 export const PENDING_ROUTES: string[] = [];
 
-/** The route table of docs/product.md §2, with every checkout key filled in. */
+/** The route table of docs/product.md, Screens and routes, with every checkout key filled in. */
 export const SPEC_ROUTES = [
   "/",
   "/transformation",

@@ -1,6 +1,6 @@
 /**
  * The build's `_headers` (src/integrations/security-headers.mjs), served as the host serves them
- * (local/static.ts applies the file): every page and portal view runs under its
+ * (packages/static-host/index.ts applies the file): every page and portal view runs under its
  * Content-Security-Policy with no violation, an injected inline script is refused, the pages
  * where the session lives cannot be framed, and the embeds of the fixture site (a scheduling
  * form and widget, Wistia's video) are allowed where they are used and nowhere else.

@@ -2,12 +2,13 @@
  * A session outlives many access tokens: supabase-js refreshes them against the stack and the
  * customer stays signed in across reloads and pages. The pages come from the e2e site; their
  * Auth, REST and Storage calls go to a second stack whose tokens live 5 seconds
- * (`local/start.ts --jwt-expiry 5`), so several expire within one test.
+ * (`npm run preview -- --jwt-expiry 5`), so several expire within one test.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { START_SCRIPT } from "@advisor-accelerator/local-stack";
 import { expect, test } from "@playwright/test";
 import { signIn } from "./customers";
 
@@ -25,7 +26,7 @@ test.beforeAll(async () => {
   stack = spawn(
     process.execPath,
     [
-      "local/start.ts",
+      START_SCRIPT,
       "--port",
       String(SHORT_PORT),
       "--dir",

@@ -1,5 +1,5 @@
 /**
- * /portal/settings against the local stack (docs/product.md §2 Portal, §5, §7, §8): the tabs, the
+ * /portal/settings against the local stack (docs/product.md, Screens and routes: Portal, Validation rules, Calls, Messages and errors): the tabs, the
  * contact form saved and still there after a reload, the e-mail read-only, the avatar uploaded
  * (a real PNG), replaced by another image (the picture shown changes), a non-image and an
  * oversized image refused before anything is uploaded, the messages in a status region, axe.
@@ -7,7 +7,7 @@
 import { axeViolations, VIEWPORTS } from "./axe";
 import { expect, type Page, test } from "@playwright/test";
 import { createClient } from "@supabase/supabase-js";
-import { apiKey } from "../../local/jwt.ts";
+import { apiKey } from "@advisor-accelerator/local-stack";
 import { JPEG, png } from "../support/images";
 import { createCustomer, type Customer, serviceClient, signIn } from "./customers";
 import { LOCAL_SITE } from "./servers";

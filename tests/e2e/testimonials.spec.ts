@@ -27,7 +27,7 @@ const programs = yamlFiles("programs").map(({ id, path }) => ({
   id,
   ...read<{ page: string; salesPage: string }>(path),
 }));
-/** Aliases serve the page of another route (docs/product.md §2). */
+/** Aliases serve the page of another route (docs/product.md, Screens and routes). */
 const ALIASES: Record<string, string> = { "/advisor-os/details": "/advisor-os", "/programs/ai-advisor": "/programs" };
 
 /** The names on the testimonial cards and in the testimonial carousel, in page order. */

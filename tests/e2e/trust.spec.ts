@@ -3,7 +3,7 @@
  * and no control that does nothing. The site's content configures no hero video
  * (content/site.yaml, `heroVideo.wistiaMediaId` is empty), so the heroes show a still and no play
  * button; tests/unit/content-schema.test.ts builds a copy with the video configured and finds the
- * button there. (The fixture site, fixture-site.mjs, configures the OS page's video only.)
+ * button there. (The fixture site, fixture-site.ts, configures the OS page's video only.)
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,13 +1,12 @@
 /**
- * The Security Advisor's rules that apply to this schema (local/advisor.ts) find nothing on the
+ * The Security Advisor's rules that apply to this schema (tools/advisor.ts) find nothing on the
  * migrated database, on PGlite, on a throw-away PostgreSQL server and on CHECK_DATABASE_URL's server. Each rule is also shown to
  * bite: one offending object is made in a transaction that is rolled back, and exactly that rule
  * reports exactly that object.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADVISOR_RULES, type AdvisorFinding, exposedSchemas, runAdvisor } from "../../local/advisor.ts";
-import type { Database } from "../../local/db.ts";
-import { checkBackends, openTestDatabase } from "../../local/harness.ts";
+import { checkBackends, type Database, openTestDatabase } from "@advisor-accelerator/local-stack";
+import { ADVISOR_RULES, type AdvisorFinding, exposedSchemas, runAdvisor } from "../../tools/advisor.ts";
 
 class Rollback extends Error {}
 

@@ -1,20 +1,20 @@
 /**
  * Each function's Supabase Edge entry under the real Deno runtime (the `deno` npm package): the
  * module and import map supabase/config.toml names, as `supabase functions deploy` resolves them
- * (local/config.ts: functions/<name>/index.ts and the deno.json beside it), bundled (npm: specifiers, fetched from the npm registry into Deno's cache), served
- * by `Deno.serve` and talking to the local stack: the Stripe stand-in and the Supabase API.
+ * (packages/local-stack/src/config.ts: functions/<name>/index.ts and the deno.json beside it),
+ * bundled (npm: specifiers, fetched from the npm registry into Deno's cache), served by
+ * `Deno.serve` and talking to the local stack: the Stripe stand-in and the Supabase API.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUSINESS_EMAIL } from "../../functions/_shared/catalogue.ts";
-import { checkoutRequest } from "../../functions/_shared/checkout-request.ts";
-import { leadRequest } from "../../functions/_shared/lead.ts";
+import { checkoutRequest } from "../../packages/shared/checkout-request.ts";
+import { leadRequest } from "../../packages/shared/lead.ts";
 import { orderReference } from "../../functions/_shared/order-reference.ts";
 import { stripeClient } from "../../functions/_shared/stripe.ts";
-import { loadConfig } from "../../local/config.ts";
-import { startTestStack, type TestStack } from "../../local/harness.ts";
+import { loadConfig, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 import { checkoutSession, signEvent, stripeEvent } from "../support/stripe-events.ts";
 
 const root = join(import.meta.dirname, "../..");

@@ -15,9 +15,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestStack, type TestStack } from "../../local/harness.ts";
-import { apiKey } from "../../local/jwt.ts";
-import { type PostgresServer, startPostgres } from "../../local/postgres-server.ts";
+import {
+  apiKey,
+  type PostgresServer,
+  START_SCRIPT,
+  startPostgres,
+  startTestStack,
+  type TestStack,
+} from "@advisor-accelerator/local-stack";
 import { checkoutSession, type Delivery, signEvent, stripeEvent } from "../support/stripe-events.ts";
 
 const root = join(import.meta.dirname, "../..");
@@ -97,15 +102,15 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** `npm start`'s stack as its own process (local/start.ts), on a data folder; resolves once it serves. */
+/** `npm run preview`'s stack as its own process (START_SCRIPT), on a data folder; resolves once it serves. */
 async function launch(dataDir: string, siteDir: string): Promise<{ child: ChildProcess; url: string; secret: string }> {
   const port = await freePort();
   const env = { ...process.env, STRIPE_SECRET_KEY: "", STRIPE_WEBHOOK_SECRET: "", DATABASE_URL: "", HOST: "" };
-  const child = spawn(
-    process.execPath,
-    ["local/start.ts", "--port", String(port), "--dir", siteDir, "--data", dataDir],
-    { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child = spawn(process.execPath, [START_SCRIPT, "--port", String(port), "--dir", siteDir, "--data", dataDir], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));

@@ -8,10 +8,9 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { BUSINESS_EMAIL } from "../../functions/_shared/catalogue.ts";
-import { FIELD_MAX, leadRequest, MAX_BODY_BYTES } from "../../functions/_shared/lead.ts";
+import { FIELD_MAX, leadRequest, MAX_BODY_BYTES } from "../../packages/shared/lead.ts";
 import { LIMITS } from "../../functions/leads/handler.ts";
-import { BACKENDS, startTestStack, type TestStack } from "../../local/harness.ts";
-import { LOCAL_MAIL_FROM } from "../../local/stack.ts";
+import { BACKENDS, LOCAL_MAIL_FROM, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 
 const SITE = "http://localhost:4321";
 const ATTRIBUTION = {
@@ -277,7 +276,8 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
   it(`limits each client address to ${LIMITS.address.hits} requests an hour, whatever X-Forwarded-For the caller sends`, async () => {
     const from = nextAddress();
     for (let i = 0; i < LIMITS.address.hits; i++) {
-      // A forged header does not make a new visitor: the gateway sets the address (local/functions.ts).
+      // A forged header does not make a new visitor: the gateway sets the address
+      // (packages/local-stack/src/functions.ts).
       const forged = { "x-forwarded-for": `203.0.113.${i}` };
       expect((await post(body(unique("office")), from, { headers: forged })).status).toBe(200);
     }

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, startTestStack, type TestStack } from "../../local/harness.ts";
+import { BACKENDS, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 import {
   BUNDLE_FILE,
   type BundleLesson,

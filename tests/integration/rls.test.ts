@@ -5,9 +5,15 @@
  * or must be refused; a probe that returns someone else's data or writes anything is a leak.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asRole, type Database, migrate, type Sql } from "../../local/db.ts";
-import { BACKENDS, openTestDatabase } from "../../local/harness.ts";
-import type { Claims } from "../../local/jwt.ts";
+import {
+  asRole,
+  BACKENDS,
+  type Claims,
+  type Database,
+  migrate,
+  openTestDatabase,
+  type Sql,
+} from "@advisor-accelerator/local-stack";
 
 const A = "00000000-0000-4000-8000-00000000000a";
 const B = "00000000-0000-4000-8000-00000000000b";

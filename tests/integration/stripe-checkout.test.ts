@@ -6,9 +6,10 @@
  */
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkoutRequest } from "../../functions/_shared/checkout-request.ts";
+import { checkoutRequest } from "../../packages/shared/checkout-request.ts";
 import { stripeClient } from "../../functions/_shared/stripe.ts";
-import { startTestStack, type TestStack } from "../../local/harness.ts";
+import { MAX_BODY_BYTES } from "../../functions/stripe-checkout/handler.ts";
+import { startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 
 const SITE = "http://localhost:4321";
 const OS = { checkoutKey: "OS_ACCELERATOR", stripeLookupKey: "os_accelerator" };
@@ -118,6 +119,40 @@ describe("stripe-checkout", () => {
     }
     expect(await counts()).toEqual(before);
     expect(hostile.accepted).toBe(0);
+  });
+
+  it("refuses a body over 16 KB unread, whether it declares its length or streams it: 413, nothing created", async () => {
+    // A hosted worker has 256 MB; the function stops reading at the first chunk past its limit
+    // (functions/_shared/body.ts) instead of buffering whatever is sent.
+    const valid = checkoutRequest(SITE, OS, "flood@example.com");
+    const padded = JSON.stringify({ ...valid, padding: "x".repeat(MAX_BODY_BYTES) });
+    const before = await counts();
+    hostile.tried++;
+    const declared = await call(padded);
+    if (declared.ok) hostile.accepted++;
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toEqual({ error: "The request is larger than 16 KB." });
+
+    const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        // 64 MB if nobody stops reading; the function stops after the first chunk.
+        if (sent++ < 1024) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    hostile.tried++;
+    const streamed = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
+      method: "POST",
+      headers: { origin: SITE, "content-type": "application/json", apikey: stack.anonKey },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    if (streamed.ok) hostile.accepted++;
+    expect(streamed.status).toBe(413);
+    expect(sent).toBeLessThan(1024);
+    expect(await counts()).toEqual(before);
   });
 
   it("answers CORS only to the site's origins: the preflight and the answer", async () => {

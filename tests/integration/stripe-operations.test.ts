@@ -9,12 +9,12 @@ import { join } from "node:path";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CATALOGUE } from "../../functions/_shared/catalogue.ts";
-import { checkoutRequest } from "../../functions/_shared/checkout-request.ts";
+import { checkoutRequest } from "../../packages/shared/checkout-request.ts";
 import { stripeClient } from "../../functions/_shared/stripe.ts";
 import { setupCatalogue } from "../../functions/_shared/stripe-setup.ts";
 import { priceOf } from "../../functions/stripe-checkout/handler.ts";
 import { reconcile } from "../../functions/stripe-webhook/reconcile.ts";
-import { startTestStack, type TestStack } from "../../local/harness.ts";
+import { startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 
 const SITE = "http://localhost:4321";
 const root = join(import.meta.dirname, "../..");

@@ -6,7 +6,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, startTestStack, type TestStack } from "../../local/harness.ts";
+import { BACKENDS, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
+import { MAX_BODY_BYTES } from "../../functions/stripe-webhook/handler.ts";
 import {
   checkoutSession as session,
   type Delivery,
@@ -115,6 +116,21 @@ describe.each(BACKENDS)("stripe-webhook on $name", (backend) => {
       expect(await response.json(), body).toEqual({ error: "The signed body is not a Stripe event." });
     }
     expect(stack.mail.list().length).toBe(before);
+  });
+
+  it("refuses a body over 1 MB before checking its signature: 413, nothing recorded", async () => {
+    // Signed or not, a body that size is no Stripe event; reading it whole first would let a flood
+    // of them exhaust a hosted worker's 256 MB (functions/_shared/body.ts).
+    const email = `${id("oversize")}@example.com`;
+    const paid = session(email);
+    const padded = event("checkout.session.completed", {
+      ...paid,
+      metadata: { ...paid.metadata, pad: "x".repeat(MAX_BODY_BYTES) },
+    });
+    const response = await attack(await sign(padded));
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: "The request is larger than 1 MB." });
+    expect(await anyRowsFor(paid.id, email)).toBe(0);
   });
 
   it("a replayed delivery (the same signed request again) changes nothing", async () => {

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, startTestStack, type TestStack } from "../../local/harness.ts";
+import { BACKENDS, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 import { checkoutSession, signEvent, stripeEvent, stripeId } from "../support/stripe-events.ts";
 
 const guide = readFileSync(join(import.meta.dirname, "../../DEPLOY.md"), "utf8");

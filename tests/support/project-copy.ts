@@ -8,18 +8,20 @@ import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify, stripVTControlCharacters } from "node:util";
+import { EXAMPLE_PROJECT } from "./example-project.ts";
 
 const root = join(import.meta.dirname, "../..");
 const run = promisify(execFile);
 
-// functions/: the checkout island builds its request with functions/_shared/checkout-request.ts.
-const SOURCES = ["src", "content", "public", "functions", "astro.config.mjs", "package.json", "tsconfig.json"];
+// packages/shared/: the site imports what it shares with the functions (the checkout and lead requests) from there.
+const SOURCES = ["src", "content", "public", "packages/shared", "astro.config.mjs", "package.json", "tsconfig.json"];
 
 export interface ProjectCopy {
   dir: string;
   /**
    * Runs `astro <args>` in the copy; `output` is what it printed, without colours. NODE_ENV is left
    * out (vitest sets it to "test", under which Vite would build React's development runtime).
+   * Without `env`: this process's, with a hosted project to build for (tests/support/example-project.ts).
    */
   astro(args: string[], env?: Record<string, string | undefined>): Promise<{ failed: boolean; output: string }>;
   remove(): void;
@@ -35,7 +37,7 @@ export function copyProject(): ProjectCopy {
   );
   return {
     dir,
-    async astro(args, env = process.env) {
+    async astro(args, env = { ...process.env, ...EXAMPLE_PROJECT }) {
       try {
         const { stdout, stderr } = await run(
           process.execPath,

@@ -11,7 +11,7 @@ import {
   parseHtml,
   resolveUrl,
   staticImports,
-} from "../../tools/bench/analyze.mjs";
+} from "../../tools/bench/analyze.ts";
 
 const dist = mkdtempSync(join(tmpdir(), "bench-"));
 afterAll(() => rmSync(dist, { recursive: true, force: true }));
@@ -198,6 +198,6 @@ describe("bench page analysis", () => {
     const site = analyzeSite(dist);
     const react = site.jsFiles.find((f: { path: string }) => f.path === "/_astro/react.js");
     expect(react?.pages).toBe(1);
-    expect(site.pages[0].path).toBe("/blocking");
+    expect(site.pages[0]?.path).toBe("/blocking");
   });
 });

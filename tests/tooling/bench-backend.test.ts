@@ -11,7 +11,7 @@ import {
   summarize,
   tallySelects,
   throughput,
-} from "../../tools/bench/backend.mjs";
+} from "../../tools/bench/backend.ts";
 
 const expected = { email: "demo@example.com", orders: 2, fullName: "Dana Whitaker" };
 const portal = (overrides: Record<string, unknown> = {}) => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkBudgets, exitCode } from "../../tools/bench/budgets.mjs";
+import { checkBudgets, exitCode } from "../../tools/bench/budgets.ts";
 
 const KB = 1024;
 function page(path: string, overrides: Record<string, unknown> = {}) {

@@ -1,6 +1,6 @@
-/** The commerce part of the bench (tools/bench/commerce.mjs) judges its numbers as docs/architecture.md says. */
+/** The commerce part of the bench (tools/bench/commerce.ts) judges its numbers as docs/architecture.md says. */
 import { describe, expect, it } from "vitest";
-import { checkCommerce } from "../../tools/bench/commerce.mjs";
+import { checkCommerce } from "../../tools/bench/commerce.ts";
 
 const result = (backend: string, p95Ms: number, perSecond: number, lost = 0, failed = 0) => ({
   backend,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { firstScreen, gzipPrefix } from "../../tools/bench/fold.mjs";
+import { firstScreen, gzipPrefix } from "../../tools/bench/fold.ts";
 
 const filler = (n: number) =>
   Array.from({ length: n }, (_, i) => `<p>paragraph ${i} ${"é".repeat(i % 7)}</p>`).join("");

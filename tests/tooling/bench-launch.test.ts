@@ -1,6 +1,6 @@
-/** The launch-day spike's verdict (tools/bench/launch.mjs): a lost order fails, a refused checkout warns. */
+/** The launch-day spike's verdict (tools/bench/launch.ts): a lost order fails, a refused checkout warns. */
 import { describe, expect, it } from "vitest";
-import { checkLaunch, launchTable, spikeStats } from "../../tools/bench/launch.mjs";
+import { checkLaunch, launchTable, spikeStats } from "../../tools/bench/launch.ts";
 
 const side = (errors = 0) => ({ requests: 500, perSecond: 50, p50Ms: 60, p95Ms: 100, p99Ms: 150, errors });
 const result = (backend: string, lost: number, checkoutErrors = 0) => ({

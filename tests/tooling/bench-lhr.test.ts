@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { median, pickMedianRun, summarizeLhr } from "../../tools/bench/lhr.mjs";
+import { median, pickMedianRun, summarizeLhr } from "../../tools/bench/lhr.ts";
 
 const run = (performance: number, lcpMs: number, tbtMs = 0) => ({
   scores: { performance, accessibility: 100, seo: 100, bestPractices: 100 },

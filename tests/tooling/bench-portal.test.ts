@@ -2,8 +2,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUDGETS, checkBudgets, checkPortal, exitCode } from "../../tools/bench/budgets.mjs";
-import { portalLine, portalTable } from "../../tools/bench/format.mjs";
+import { BUDGETS, checkBudgets, checkPortal, exitCode } from "../../tools/bench/budgets.ts";
+import { portalLine, portalTable } from "../../tools/bench/format.ts";
 import {
   dataProblem,
   networkConditions,
@@ -11,7 +11,7 @@ import {
   preflightDelayingProxy,
   requestTimeline,
   tallyRequests,
-} from "../../tools/bench/portal.mjs";
+} from "../../tools/bench/portal.ts";
 
 const API = "http://localhost:54321";
 const SITE = "http://127.0.0.1:4000";
@@ -93,12 +93,7 @@ describe("portal bench", () => {
   it("lists the requests before the mark, in order, relative to the navigation", () => {
     // The navigation started 50 ms before the first request's clock reading; the mark at 925.
     const list = requestTimeline([...load()].reverse(), -50, 925);
-    expect(
-      list.map(
-        (r: { start: number; end: number | null; type: string; url: string }) =>
-          `${r.start}-${r.end} ${r.type} ${r.url}`,
-      ),
-    ).toEqual([
+    expect(list.map((r) => `${r.start}-${r.end} ${r.type} ${r.url}`)).toEqual([
       `50-200 Document ${SITE}/portal`,
       `210-550 Script ${SITE}/_astro/client.js`,
       `220-650 Script ${SITE}/_astro/Dashboard.js`,

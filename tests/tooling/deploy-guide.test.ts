@@ -17,7 +17,7 @@ import { ENV as LEADS_ENV } from "../../functions/leads/handler.ts";
 import { ENV as CHECKOUT_ENV } from "../../functions/stripe-checkout/handler.ts";
 import { ENV as WEBHOOK_ENV } from "../../functions/stripe-webhook/handler.ts";
 import { HANDLED_EVENTS } from "../../functions/stripe-webhook/process.ts";
-import { CONFIG_FILE, loadConfig } from "../../local/config.ts";
+import { CONFIG_FILE, loadConfig } from "@advisor-accelerator/local-stack";
 
 const root = join(import.meta.dirname, "../..");
 const guide = readFileSync(join(root, "DEPLOY.md"), "utf8");
@@ -102,12 +102,19 @@ describe("DEPLOY.md", () => {
     }
   });
 
+  it("builds the site with the hosted project's URL and public key, which the build requires", () => {
+    const [build] = command("npm run build");
+    expect(build).toMatch(
+      /^PUBLIC_SUPABASE_URL="https:\/\/\$PROJECT_REF\.supabase\.co" PUBLIC_SUPABASE_ANON_KEY=\S+ npm run build$/,
+    );
+  });
+
   it("runs only npm scripts the project has", () => {
     const scripts = Object.keys(
       (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts,
     );
     const used = [...guide.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1]!);
-    expect(used).toContain("build:production");
+    expect(used).toContain("build");
     for (const script of used) expect(scripts, script).toContain(script);
   });
 });

@@ -1,17 +1,19 @@
 /**
- * `npm run build:production` (PRODUCTION_BUILD=1) builds the site for the hosted project only: a
- * missing Supabase variable stops it before anything is written, naming the variable, and a build
- * with the project's values talks to that project and never to this machine.
+ * `npm run build` builds the site for the hosted project only, whoever runs it (a host's default
+ * build command included): a missing Supabase variable, or the local stack's address or key, stops
+ * it before anything is written, naming each variable; a build with the project's values talks to
+ * that project and never to this machine. Only the local stack builds for itself, saying so
+ * (packages/local-stack/src/site.ts).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LOCAL_ANON_KEY, LOCAL_SUPABASE_URL } from "../../src/lib/supabase-url.ts";
+import { siteBuildEnv } from "@advisor-accelerator/local-stack";
+import { EXAMPLE_PROJECT } from "../support/example-project.ts";
 import { copyProject } from "../support/project-copy.ts";
 
-const PROJECT = "https://abcdefghijklmnopqrst.supabase.co";
-// The project's publishable key, as DEPLOY.md builds with it.
-const PUBLISHABLE_KEY = "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH";
+// The project's URL and its publishable key, as DEPLOY.md builds with them.
+const { PUBLIC_SUPABASE_URL: PROJECT, PUBLIC_SUPABASE_ANON_KEY: PUBLISHABLE_KEY } = EXAMPLE_PROJECT;
 // A token shaped like a hosted project's anon key (the build reads its role; the API checks the rest).
 const ANON_KEY = [
   Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url"),
@@ -21,12 +23,17 @@ const ANON_KEY = [
   "c2lnbmF0dXJl",
 ].join(".");
 
+/** What `npm start` builds with (the stack's address and key, and LOCAL_STACK_BUILD=1). */
+const LOCAL = siteBuildEnv("http://localhost:4321");
+
 /** This process's environment without the project's variables: only what each case sets. */
 function env(set: Record<string, string>) {
   const base = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(PUBLIC_SUPABASE_|SITE_URL$|EMBED_|VITEST)/.test(name)),
+    Object.entries(process.env).filter(
+      ([name]) => !/^(PUBLIC_SUPABASE_|LOCAL_STACK_BUILD$|SITE_URL$|EMBED_|VITEST)/.test(name),
+    ),
   );
-  return { ...base, PRODUCTION_BUILD: "1", ...set };
+  return { ...base, ...set };
 }
 
 const files = (dir: string): string[] =>
@@ -37,23 +44,46 @@ const files = (dir: string): string[] =>
 const copy = copyProject();
 afterAll(() => copy.remove());
 
-describe("npm run build:production", () => {
-  it("is the production build of package.json", () => {
+describe("npm run build", () => {
+  it("is the production build of package.json, and the only one", () => {
     const scripts = (
       JSON.parse(readFileSync(join(copy.dir, "package.json"), "utf8")) as { scripts: Record<string, string> }
     ).scripts;
-    expect(scripts["build:production"]).toBe("PRODUCTION_BUILD=1 astro build");
+    expect(scripts.build).toBe("astro build");
+    expect(Object.keys(scripts).filter((name) => name.startsWith("build"))).toEqual(["build"]);
   });
 
-  it("stops before writing anything when a Supabase variable is missing, naming it", async () => {
+  it("stops before writing anything when a Supabase variable is missing, naming each", async () => {
+    const none = await copy.astro(["build", "--outDir", "none"], env({}));
+    expect(none.failed).toBe(true);
+    expect(none.output).toContain("PUBLIC_SUPABASE_URL must be set to the hosted project's URL");
+    expect(none.output).toContain("PUBLIC_SUPABASE_ANON_KEY must be set to the hosted project's publishable key");
+    // A hosted project's legacy anon key passes; only the missing URL is named.
     const noUrl = await copy.astro(["build", "--outDir", "no-url"], env({ PUBLIC_SUPABASE_ANON_KEY: ANON_KEY }));
     expect(noUrl.failed).toBe(true);
-    expect(noUrl.output).toContain("PUBLIC_SUPABASE_URL must be set for a production build");
-    const noKey = await copy.astro(["build", "--outDir", "no-key"], env({ PUBLIC_SUPABASE_URL: PROJECT }));
-    expect(noKey.failed).toBe(true);
-    expect(noKey.output).toContain("PUBLIC_SUPABASE_ANON_KEY must be set for a production build");
+    expect(noUrl.output).toContain("PUBLIC_SUPABASE_URL must be set");
+    expect(noUrl.output).not.toContain("PUBLIC_SUPABASE_ANON_KEY");
+    expect(existsSync(join(copy.dir, "none"))).toBe(false);
     expect(existsSync(join(copy.dir, "no-url"))).toBe(false);
-    expect(existsSync(join(copy.dir, "no-key"))).toBe(false);
+  }, 60_000);
+
+  it("refuses the local stack's address and key, naming each, unless the local stack builds", async () => {
+    const { LOCAL_STACK_BUILD, ...values } = LOCAL;
+    expect(LOCAL_STACK_BUILD).toBe("1");
+    const local = await copy.astro(["build", "--outDir", "local"], env(values));
+    expect(local.failed).toBe(true);
+    expect(local.output).toContain(
+      `PUBLIC_SUPABASE_URL must be the hosted project's https URL, not "${values.PUBLIC_SUPABASE_URL}"`,
+    );
+    expect(local.output).toContain("PUBLIC_SUPABASE_ANON_KEY is the local stack's key");
+    expect(local.output).toContain("`npm start` builds it for the local stack");
+    // The local stack's own build has no defaults either: it passes its values.
+    const bare = await copy.astro(["build", "--outDir", "bare"], env({ LOCAL_STACK_BUILD }));
+    expect(bare.failed).toBe(true);
+    expect(bare.output).toContain("PUBLIC_SUPABASE_URL must be set: the local stack passes its own address");
+    expect(bare.output).toContain("PUBLIC_SUPABASE_ANON_KEY must be set: the local stack passes its own key");
+    expect(existsSync(join(copy.dir, "local"))).toBe(false);
+    expect(existsSync(join(copy.dir, "bare"))).toBe(false);
   }, 60_000);
 
   it("refuses a secret key, which must never reach a browser, before writing anything", async () => {
@@ -82,8 +112,8 @@ describe("npm run build:production", () => {
     expect(text).toContain(PUBLISHABLE_KEY);
     // The local stack's address and key appear nowhere (supabase-js's own code names localhost for
     // its defaults, so the check is for the stack's values), and the policy allows no local origin.
-    expect(text).not.toContain(LOCAL_SUPABASE_URL);
-    expect(text).not.toContain(LOCAL_ANON_KEY);
+    expect(text).not.toContain(LOCAL.PUBLIC_SUPABASE_URL);
+    expect(text).not.toContain(LOCAL.PUBLIC_SUPABASE_ANON_KEY);
     expect(headers).not.toMatch(/localhost|127\.0\.0\.1/);
   }, 180_000);
 });

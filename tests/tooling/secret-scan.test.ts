@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { apiKey } from "../../local/jwt.ts";
+import { apiKey } from "@advisor-accelerator/local-stack";
 import { scanDirectory, secretsIn } from "../../src/integrations/secret-scan.mjs";
 
 describe("secret scan", () => {

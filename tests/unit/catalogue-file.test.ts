@@ -1,17 +1,17 @@
 /**
- * functions/_shared/catalogue.ts is generated from content/programs/*.yaml (scripts/catalogue.mjs):
+ * functions/_shared/catalogue.ts is generated from content/programs/*.yaml (scripts/catalogue.ts):
  * the functions charge what the pages show only while the two agree.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CATALOGUE_FILE, catalogueSource, syncCatalogue } from "../../scripts/catalogue.mjs";
+import { CATALOGUE_FILE, catalogueSource, syncCatalogue } from "../../scripts/catalogue.ts";
 import { BUSINESS_EMAIL, CATALOGUE } from "../../functions/_shared/catalogue.ts";
 import { loadPrograms } from "./content-files";
 
 describe("the functions' catalogue", () => {
-  it("is what scripts/catalogue.mjs writes from the program collection now (run `npm run catalogue` if not)", async () => {
+  it("is what scripts/catalogue.ts writes from the program collection now (run `npm run catalogue` if not)", async () => {
     expect(readFileSync(CATALOGUE_FILE, "utf8")).toBe(await catalogueSource());
   });
 

@@ -25,7 +25,7 @@ describe("program lookup by checkout key", () => {
     expect(findByCheckoutKey(programs, "%E0%A4%A")).toBeUndefined();
   });
 
-  it("carries the checkout prices of docs/product.md §9 in cents", () => {
+  it("carries the checkout prices of docs/product.md, Business constants and limits in cents", () => {
     const price = (key: string) => findByCheckoutKey(programs, key)?.priceCents;
     expect(price("AI_ACCELERATOR")).toBe(1_500_000);
     expect(price("OS_ACCELERATOR")).toBe(299_900);

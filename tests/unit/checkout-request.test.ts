@@ -3,7 +3,7 @@
  * refuses whatever the catalogue, the site's origins or an e-mail check would not allow.
  */
 import { describe, expect, it } from "vitest";
-import { checkoutRequest } from "../../functions/_shared/checkout-request.ts";
+import { checkoutRequest } from "../../packages/shared/checkout-request.ts";
 import { readCheckoutRequest } from "../../functions/stripe-checkout/request.ts";
 
 const SITE = "https://advisoraccelerator.com";

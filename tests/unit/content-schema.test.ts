@@ -5,25 +5,28 @@
  * a page section left out, a statistic without its source. The last ones build copies: one in
  * which one program has no testimonial, one with photos and videos the shipped content lacks.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "astro/zod";
+import { load } from "js-yaml";
 import {
   advisorOsPageSchema,
   chartSchema,
   coachSchema,
   curriculumSchema,
+  homePageSchema,
   type Image,
   programSchema,
   type Ref,
+  sharedCopySchema,
   siteSchema,
   statSchema,
   testimonialSchema,
 } from "../../src/schemas/content";
 import { copyProject, type ProjectCopy } from "../support/project-copy.ts";
-import { loadPrograms } from "./content-files";
+import { contentDir, loadPrograms } from "./content-files";
 
 function issues(result: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) {
   expect(result.success).toBe(false);
@@ -160,6 +163,37 @@ describe("content schemas", () => {
     const item = { title: "Foundations", description: "A description that is long enough." };
     const result = curriculumSchema(ref).safeParse({ program: "growth-mindset", items: [item] });
     expect(issues(result)[0]).toMatch(/^items\.0\.label: /);
+  });
+
+  const read = (file: string) => load(readFileSync(join(contentDir, file), "utf8"));
+  const sharedCopy = () => read("shared-copy.yaml") as z.input<typeof sharedCopySchema>;
+  /** The home page's file, its sections as they come, to leave one out. */
+  const homePage = () => read("pages/home.yaml") as { sections: Record<string, Record<string, unknown> | undefined> };
+
+  it("accept the shared copy and the home page as they ship", () => {
+    expect(sharedCopySchema.safeParse(sharedCopy()).success).toBe(true);
+    expect(homePageSchema.safeParse(homePage()).success).toBe(true);
+  });
+
+  it("reject a value in braces the page does not fill in, and a text that lost one it needs", () => {
+    const copy = sharedCopy();
+    copy.offer.saving = "Save {percnt}%";
+    copy.footer.notice = "© {brand}. Training for financial professionals.";
+    expect(issues(sharedCopySchema.safeParse(copy))).toEqual([
+      "offer.saving: {percnt} is not a value this text can name; it may name {brand}, {percent}",
+      "offer.saving: must name {percent}, where the page puts it",
+      "footer.notice: must name {year}, where the page puts it",
+    ]);
+  });
+
+  it("require every section of the home page, naming the one left out", () => {
+    const home = homePage();
+    delete home.sections.whyChoose!.heading;
+    delete home.sections.coaches;
+    expect(issues(homePageSchema.safeParse(home))).toEqual([
+      expect.stringMatching(/^sections\.whyChoose\.heading: /),
+      expect.stringMatching(/^sections\.coaches: /),
+    ]);
   });
 
   it("reject a default call to action that leads nowhere", () => {
@@ -354,6 +388,24 @@ describe("astro build on broken content", () => {
     expect(result.output).toContain(result.target);
     expect(result.output).toContain("sections.whySystems");
     expect(result.output).toContain("whySystem");
+  });
+
+  it("fails without the home page's file, naming it", async () => {
+    const copy = copyProject();
+    copies.push(copy);
+    rmSync(join(copy.dir, "content/pages/home.yaml"));
+    const { failed, output } = await copy.astro(["sync"]);
+    expect(failed).toBe(true);
+    expect(output).toContain("content/pages/home.yaml is missing");
+  });
+
+  it("fails on a home page section without its heading, naming the file and the field", async () => {
+    const result = await syncWith("pages/home.yaml", (t) =>
+      t.replace("    heading: Why advisors choose {brand}\n", ""),
+    );
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(result.target);
+    expect(result.output).toContain("sections.whyChoose.heading");
   });
 
   it("fails on a lesson in a module its program's curriculum does not have, naming the file and the field", async () => {

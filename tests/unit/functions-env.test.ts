@@ -78,6 +78,22 @@ describe("the functions' environment", () => {
     ]);
   });
 
+  it("takes only the service-role key for SUPABASE_SERVICE_ROLE_KEY, not the public anon key nor another string", () => {
+    const key = (role: string) =>
+      `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify({ role })).toString("base64url")}.c2lnbmF0dXJl`;
+    const check = (value: string) => envProblems({ SUPABASE_SERVICE_ROLE_KEY: value }, ["SUPABASE_SERVICE_ROLE_KEY"]);
+    expect(check(key("service_role"))).toEqual([]);
+    expect(check(key("anon"))).toEqual([
+      'SUPABASE_SERVICE_ROLE_KEY must be the project\'s service-role key, not a key with role "anon"',
+    ]);
+    expect(check("sb_publishable_abc123")).toEqual([
+      "SUPABASE_SERVICE_ROLE_KEY must be the project's service-role key (a JWT, or an sb_secret_ key)",
+    ]);
+    expect(check("not.a.jwt")).toEqual([
+      "SUPABASE_SERVICE_ROLE_KEY must be the project's service-role key (a JWT, or an sb_secret_ key)",
+    ]);
+  });
+
   it("leaves an optional variable out when unset, but never a required one", () => {
     expect(envProblems({ ...good, STRIPE_API_URL: "" }, ["STRIPE_API_URL"])).toEqual([]);
     expect(envProblems({}, ["STRIPE_SECRET_KEY", "STRIPE_API_URL"])).toEqual(["STRIPE_SECRET_KEY is not set"]);

@@ -1,10 +1,10 @@
 /**
- * The consultation request's rules (functions/_shared/lead.ts), which the form and the `leads`
+ * The consultation request's rules (packages/shared/lead.ts), which the form and the `leads`
  * function both apply, and the business's notification (functions/_shared/emails.ts).
  */
 import { describe, expect, it } from "vitest";
 import { leadNotificationEmail } from "../../functions/_shared/emails.ts";
-import { AUM_RANGES, checkLead, FIELD_MAX, leadErrors, leadRequest, PAGE_PATH } from "../../functions/_shared/lead.ts";
+import { AUM_RANGES, checkLead, FIELD_MAX, leadErrors, leadRequest, PAGE_PATH } from "../../packages/shared/lead.ts";
 
 const valid = {
   name: "Jordan Reyes",

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { formatCents } from "../../src/lib/money";
+import { formatCents } from "../../packages/shared/money.ts";
 
 describe("formatCents", () => {
-  it("shows the checkout prices of docs/product.md §9 in en-US dollars", () => {
+  it("shows the checkout prices of docs/product.md, Business constants and limits in en-US dollars", () => {
     expect(formatCents(1_500_000)).toBe("$15,000");
     expect(formatCents(299_900)).toBe("$2,999");
     expect(formatCents(30_000)).toBe("$300");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatCents } from "../../src/lib/money";
+import { formatCents } from "../../packages/shared/money.ts";
 import { offerTotals } from "../../src/lib/offer";
 
 const dollars = (n: number) => ({ valueCents: n * 100 });

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseRedirects, rewriteOf } from "../../local/static.ts";
+import { parseRedirects, rewriteOf } from "@advisor-accelerator/static-host";
 import { SHELL_PATH } from "../../src/features/checkout/logic";
 import { loadPrograms } from "./content-files";
 

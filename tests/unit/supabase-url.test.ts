@@ -1,59 +1,64 @@
 /**
  * The Supabase variables as the build reads them (src/lib/supabase-url.ts): checked by name, with
- * the local stack's values as defaults except in a production build.
+ * no default, and the hosted project's only unless the local stack builds with its own.
  */
 import { describe, expect, it } from "vitest";
-import { apiKey } from "../../local/jwt.ts";
-import { LOCAL_ANON_KEY, LOCAL_SUPABASE_URL, publicAnonKey, publicSupabaseUrl } from "../../src/lib/supabase-url.ts";
+import { apiKey } from "@advisor-accelerator/local-stack";
+import { publicAnonKey, publicSupabaseUrl, supabaseProject } from "../../src/lib/supabase-url.ts";
 
 /** An unsigned token with these claims: the checks read the role, the project's API verifies the rest. */
 const jwt = (claims: object) =>
   ["eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9", Buffer.from(JSON.stringify(claims)).toString("base64url"), "c2ln"].join(".");
 
 const HOSTED = "https://abcdefghijklmnop.supabase.co";
-const production = { production: true };
+const LOCAL_URL = "http://localhost:4321";
+const local = { local: true };
 
 describe("PUBLIC_SUPABASE_URL", () => {
-  it("takes the project's URL, or the local stack's when unset or blank", () => {
+  it("takes the hosted project's URL, and has no default", () => {
     expect(publicSupabaseUrl(HOSTED)).toBe(HOSTED);
-    expect(publicSupabaseUrl(undefined)).toBe(LOCAL_SUPABASE_URL);
-    expect(publicSupabaseUrl("  ")).toBe(LOCAL_SUPABASE_URL);
+    expect(publicSupabaseUrl(` ${HOSTED}\n`)).toBe(HOSTED);
+    for (const value of [undefined, "  "]) {
+      expect(() => publicSupabaseUrl(value)).toThrow(
+        "PUBLIC_SUPABASE_URL must be set to the hosted project's URL (https://<project-ref>.supabase.co)",
+      );
+      expect(() => publicSupabaseUrl(value, local)).toThrow("PUBLIC_SUPABASE_URL must be set");
+    }
   });
 
   it("stops the build on a malformed value, naming the variable", () => {
     for (const value of ["abcdefghijklmnop.supabase.co", "ftp://abcdefghijklmnop.supabase.co", "https://"]) {
-      expect(() => publicSupabaseUrl(value), value).toThrow(
+      expect(() => publicSupabaseUrl(value, local), value).toThrow(
         `PUBLIC_SUPABASE_URL must be the project's http(s) URL, not "${value}"`,
       );
     }
   });
 
-  it("has no default in a production build, and must be a hosted https URL there", () => {
-    expect(publicSupabaseUrl(HOSTED, production)).toBe(HOSTED);
-    expect(() => publicSupabaseUrl(undefined, production)).toThrow(
-      "PUBLIC_SUPABASE_URL must be set for a production build",
-    );
-    for (const value of [LOCAL_SUPABASE_URL, "http://abcdefghijklmnop.supabase.co", "https://127.0.0.1:54321"]) {
-      expect(() => publicSupabaseUrl(value, production), value).toThrow(
-        `PUBLIC_SUPABASE_URL must be the hosted project's https URL in a production build, not "${value}"`,
+  it("must be a hosted https URL, unless the local stack builds the site with its own", () => {
+    for (const value of [LOCAL_URL, "http://abcdefghijklmnop.supabase.co", "https://127.0.0.1:54321"]) {
+      expect(() => publicSupabaseUrl(value), value).toThrow(
+        `PUBLIC_SUPABASE_URL must be the hosted project's https URL, not "${value}"`,
       );
     }
+    expect(publicSupabaseUrl(LOCAL_URL, local)).toBe(LOCAL_URL);
   });
 });
 
 describe("PUBLIC_SUPABASE_ANON_KEY", () => {
   const publishable = "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH";
 
-  it("takes the project's publishable key or its anon key, or the local stack's when unset", () => {
+  it("takes the project's publishable key or its anon key, and has no default", () => {
     const hosted = jwt({ iss: "supabase", ref: "abcdefghijklmnop", role: "anon" });
     expect(publicAnonKey(hosted)).toBe(hosted);
-    expect(publicAnonKey(hosted, production)).toBe(hosted);
-    expect(publicAnonKey(` ${publishable}\n`, production)).toBe(publishable);
-    expect(publicAnonKey(undefined)).toBe(LOCAL_ANON_KEY);
+    expect(publicAnonKey(` ${publishable}\n`)).toBe(publishable);
+    expect(() => publicAnonKey(undefined)).toThrow(
+      "PUBLIC_SUPABASE_ANON_KEY must be set to the hosted project's publishable key (sb_publishable_…)",
+    );
+    expect(() => publicAnonKey(undefined, local)).toThrow("PUBLIC_SUPABASE_ANON_KEY must be set");
   });
 
   it("refuses a secret or service-role key, which must never reach a browser, naming the variable", () => {
-    expect(() => publicAnonKey(apiKey("service_role"))).toThrow(
+    expect(() => publicAnonKey(apiKey("service_role"), local)).toThrow(
       'PUBLIC_SUPABASE_ANON_KEY must be the project\'s publishable or anon key, not a key with role "service_role"',
     );
     expect(() => publicAnonKey("sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz")).toThrow(
@@ -69,12 +74,25 @@ describe("PUBLIC_SUPABASE_ANON_KEY", () => {
     }
   });
 
-  it("has no default in a production build, and is not the local stack's key there", () => {
-    expect(() => publicAnonKey(undefined, production)).toThrow(
-      "PUBLIC_SUPABASE_ANON_KEY must be set for a production build",
+  it("is not the local stack's key (a Supabase CLI demo key), unless the local stack builds the site", () => {
+    expect(() => publicAnonKey(apiKey("anon"))).toThrow("PUBLIC_SUPABASE_ANON_KEY is the local stack's key");
+    expect(publicAnonKey(apiKey("anon"), local)).toBe(apiKey("anon"));
+  });
+});
+
+describe("the build's project", () => {
+  it("names every variable that is missing or wrong at once", () => {
+    expect(() => supabaseProject({})).toThrow(
+      /PUBLIC_SUPABASE_URL must be set[^\n]*\nPUBLIC_SUPABASE_ANON_KEY must be set/,
     );
-    expect(() => publicAnonKey(LOCAL_ANON_KEY, production)).toThrow(
-      "PUBLIC_SUPABASE_ANON_KEY is the local stack's key",
+    expect(() => supabaseProject({ PUBLIC_SUPABASE_URL: LOCAL_URL, PUBLIC_SUPABASE_ANON_KEY: apiKey("anon") })).toThrow(
+      /hosted project's https URL[^\n]*\nPUBLIC_SUPABASE_ANON_KEY is the local stack's key/,
     );
+    expect(
+      supabaseProject({
+        PUBLIC_SUPABASE_URL: HOSTED,
+        PUBLIC_SUPABASE_ANON_KEY: "sb_publishable_ACJWlzQHlZjBrEguHvfOxg",
+      }),
+    ).toEqual({ url: HOSTED, anonKey: "sb_publishable_ACJWlzQHlZjBrEguHvfOxg" });
   });
 });

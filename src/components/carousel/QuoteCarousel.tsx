@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
-import { dotIndex, nextIndex, previousIndex } from "../../lib/carousel";
-import { usePrefersReducedMotion } from "../../lib/useReducedMotion";
+import { dotIndex, nextIndex, previousIndex } from "~/lib/carousel";
+import { usePrefersReducedMotion } from "~/lib/useReducedMotion";
 import { TRACK_SCRIPT } from "./track-script";
 
 export interface Quote {
@@ -13,7 +13,7 @@ interface Props {
   /** Accessible name of the carousel region. */
   label: string;
   quotes: Quote[];
-  /** Milliseconds between slides (docs/product.md §9: 8000). */
+  /** Milliseconds between slides (docs/product.md, Business constants and limits: 8000). */
   intervalMs?: number;
   /** Show previous and next buttons as well as the dots. */
   arrows?: boolean;

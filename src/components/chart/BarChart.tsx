@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from "react";
-import { usePrefersReducedMotion } from "../../lib/useReducedMotion";
+import { usePrefersReducedMotion } from "~/lib/useReducedMotion";
 
 interface Props {
   title: string;
   source: string;
   bars: { label: string; percent: number }[];
-  /** Share of the chart that must be visible before it animates (docs/product.md §9: 0.3). */
+  /** Share of the chart that must be visible before it animates (docs/product.md, Business constants and limits: 0.3). */
   threshold?: number;
 }
 

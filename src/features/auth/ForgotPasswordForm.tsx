@@ -1,11 +1,12 @@
 /**
- * The /forgot-password form (docs/product.md §2, §4, §8): the e-mail, then 'Check Your Email'.
+ * The /forgot-password form (docs/product.md, Account access; States and transitions; Messages and
+ * errors): the e-mail, then 'Check Your Email'.
  * Auth answers the same whether or not the account exists, so the confirmation reveals nothing.
  */
 import { isAuthApiError } from "@supabase/supabase-js";
 import { useState, type SubmitEvent } from "react";
-import { supabase } from "../../lib/supabase";
-import { Message, SubmitButton, TextField, useHydrated } from "./ui";
+import { supabase } from "~/lib/supabase";
+import { blockButtonClass, Message, SubmitButton, TextField, useHydrated } from "~/components/ui/form";
 
 export default function ForgotPasswordForm() {
   const hydrated = useHydrated();
@@ -47,10 +48,7 @@ export default function ForgotPasswordForm() {
           If an account exists for <strong className="text-white">{sentTo}</strong>, we have sent it a link to reset the
           password. The link works once and expires in an hour.
         </p>
-        <a
-          href="/login"
-          className="mt-8 inline-flex items-center justify-center rounded-lg bg-violet-600 px-5 py-3 font-semibold text-white hover:bg-violet-500"
-        >
+        <a href="/login" className={`${blockButtonClass} mt-8`}>
           Back to Login
         </a>
       </div>

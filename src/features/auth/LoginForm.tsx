@@ -1,11 +1,14 @@
-/** The /login form (docs/product.md §2 Login, §8): e-mail, password with show/hide, Remember me, Sign In. */
+/**
+ * The /login form (docs/product.md, Account access; Messages and errors): e-mail, password with
+ * show/hide, Remember me, Sign In.
+ */
 import { isAuthApiError } from "@supabase/supabase-js";
 import { useState, type SubmitEvent } from "react";
-import { authStorage, supabase } from "../../lib/supabase";
-import { useAtom } from "../../lib/useAtom";
-import { $auth } from "../../stores/session";
+import { authStorage, supabase } from "~/lib/supabase";
+import { useAtom } from "~/lib/useAtom";
+import { $auth } from "~/stores/session";
 import { returnPath } from "./next";
-import { Message, PasswordField, SubmitButton, TextField, useHydrated } from "./ui";
+import { Message, PasswordField, SubmitButton, TextField, useHydrated } from "~/components/ui/form";
 
 export default function LoginForm() {
   const hydrated = useHydrated();

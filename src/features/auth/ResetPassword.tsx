@@ -1,17 +1,18 @@
 /**
- * The /reset-password page (docs/product.md §4 Reset password, §8): verifying, then the error view,
- * the Continue step of an e-mailed link, the new-password form (for the account the link signed
- * in, with the password rule under the field), or success and /login 3 seconds later.
+ * The /reset-password page (docs/product.md, States and transitions: Reset password; Messages and
+ * errors): verifying, then the error view, the Continue step of an e-mailed link, the new-password
+ * form (for the account the link signed in, with the password rule under the field), or success
+ * and /login 3 seconds later.
  * A buyer's set-password link (`type=invite`) goes the same way, worded for a new account, except
  * at the end: the buyer is signed in already, so they go straight to the portal's first visit
  * (`FIRST_VISIT_PATH`) instead of signing in again; and a link that cannot be used says how to
  * get a new one in words for someone who never had a password.
  */
-import { useEffect, useId, useMemo, useState, type SubmitEvent } from "react";
-import { authStorage, supabase } from "../../lib/supabase";
-import { useAtom } from "../../lib/useAtom";
-import { $auth, $authEvent, type AuthEvent, type AuthState } from "../../stores/session";
-import { FIRST_VISIT_PATH } from "../portal/logic";
+import { useEffect, useMemo, useState, type SubmitEvent } from "react";
+import { authStorage, supabase } from "~/lib/supabase";
+import { useAtom } from "~/lib/useAtom";
+import { $auth, $authEvent, type AuthEvent, type AuthState } from "~/stores/session";
+import { FIRST_VISIT_PATH } from "~/features/portal/logic";
 import {
   DEFAULT_LINK_ERROR,
   INVITE_LINK_ERROR,
@@ -23,9 +24,10 @@ import {
   type LinkType,
   type ResetLink,
 } from "./reset-link";
-import { AUTH_HEADING_ID, Message, PasswordField, Spinner, SubmitButton, useHydrated } from "./ui";
+import { blockButtonClass, Message, PasswordField, Spinner, SubmitButton, useHydrated } from "~/components/ui/form";
+import { AUTH_HEADING_ID } from "./ui";
 
-/** Seconds from success to /login (docs/product.md §9). */
+/** Seconds from success to /login (docs/product.md, Business constants and limits). */
 export const REDIRECT_SECONDS = 3;
 
 /** The words that differ between resetting a password and choosing a new account's first one. */
@@ -77,9 +79,6 @@ function phaseFor(link: ResetLink | null, auth: AuthState, event: AuthEvent | nu
   }
   return { name: "verifying" };
 }
-
-const buttonClass =
-  "inline-flex items-center justify-center gap-2 rounded-lg bg-violet-600 px-5 py-3 font-semibold text-white hover:bg-violet-500 disabled:cursor-not-allowed disabled:opacity-60";
 
 export default function ResetPassword() {
   const auth = useAtom($auth, { status: "loading" });
@@ -163,7 +162,7 @@ function ContinueStep({
       authStorage.remember(false);
       const { error } = await supabase.auth.verifyOtp({ token_hash: tokenHash, type });
       if (error) {
-        // An invite's own words; a reset shows Auth's (docs/product.md §8).
+        // An invite's own words; a reset shows Auth's (docs/product.md, Messages and errors).
         onFailed(type === "invite" ? INVITE_LINK_ERROR : error.message || DEFAULT_LINK_ERROR);
         return;
       }
@@ -179,7 +178,13 @@ function ContinueStep({
   return (
     <div className="text-center">
       <p className="text-slate-300">{copy.continueText}</p>
-      <button type="button" onClick={verify} disabled={busy} aria-busy={busy} className={`${buttonClass} mt-8 w-full`}>
+      <button
+        type="button"
+        onClick={verify}
+        disabled={busy}
+        aria-busy={busy}
+        className={`${blockButtonClass} mt-8 w-full`}
+      >
         {busy && <Spinner />}
         Continue
       </button>
@@ -195,7 +200,7 @@ function LinkError({ message, type }: { message: string; type: LinkType }) {
       <p role="alert" className="mt-4 text-slate-300">
         {message}
       </p>
-      <a href="/forgot-password" className={`${buttonClass} mt-8`}>
+      <a href="/forgot-password" className={`${blockButtonClass} mt-8`}>
         {type === "invite" ? "Send Me a New Link" : "Request New Reset Link"}
       </a>
     </div>
@@ -203,7 +208,6 @@ function LinkError({ message, type }: { message: string; type: LinkType }) {
 }
 
 function NewPasswordForm({ copy, account, onDone }: { copy: Copy; account: string | null; onDone: () => void }) {
-  const hintId = useId();
   const [password, setPassword] = useState("");
   const [confirmation, setConfirmation] = useState("");
   const [busy, setBusy] = useState(false);
@@ -240,21 +244,16 @@ function NewPasswordForm({ copy, account, onDone }: { copy: Copy; account: strin
       {/* A password manager saves the new password under this account. */}
       {account && <input type="email" name="username" autoComplete="username" value={account} readOnly hidden />}
       <Message text={error} tone="error" />
-      <div>
-        <PasswordField
-          label={copy.password}
-          name="new-password"
-          autoComplete="new-password"
-          required
-          minLength={MIN_PASSWORD_LENGTH}
-          aria-describedby={hintId}
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-        <p id={hintId} className="mt-2 text-sm text-slate-400">
-          {PASSWORD_HINT}
-        </p>
-      </div>
+      <PasswordField
+        label={copy.password}
+        hint={PASSWORD_HINT}
+        name="new-password"
+        autoComplete="new-password"
+        required
+        minLength={MIN_PASSWORD_LENGTH}
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+      />
       <PasswordField
         label={copy.confirmation}
         name="confirm-password"
@@ -270,7 +269,7 @@ function NewPasswordForm({ copy, account, onDone }: { copy: Copy; account: strin
 
 /**
  * Success. A reset: the link's session ends here, and the person signs in with the new password
- * (docs/product.md §4). An invite: the new buyer is signed in by the link already, so they go
+ * (docs/product.md, States and transitions). An invite: the new buyer is signed in by the link already, so they go
  * straight to their portal, replacing this page in the history (Back would only show the form
  * again).
  */
@@ -288,7 +287,7 @@ function Success({ copy, type }: { copy: Copy; type: LinkType }) {
       <div role="status" className="text-center">
         <h2 className="text-2xl font-bold text-white">{copy.done}</h2>
         <p className="mt-4 text-slate-300">{copy.doneText} Opening your portal…</p>
-        <a href={FIRST_VISIT_PATH} className={`${buttonClass} mt-8`}>
+        <a href={FIRST_VISIT_PATH} className={`${blockButtonClass} mt-8`}>
           Go to Your Portal
         </a>
       </div>
@@ -299,7 +298,7 @@ function Success({ copy, type }: { copy: Copy; type: LinkType }) {
       <p className="mt-4 text-slate-300">
         {copy.doneText} Taking you to the login page in {REDIRECT_SECONDS} seconds…
       </p>
-      <a href="/login" className={`${buttonClass} mt-8`}>
+      <a href="/login" className={`${blockButtonClass} mt-8`}>
         Go to Login
       </a>
     </div>

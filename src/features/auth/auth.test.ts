@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loginPath, returnPath } from "./next";
-import { FIRST_VISIT_PATH, isFirstVisit } from "../portal/logic";
+import { FIRST_VISIT_PATH, isFirstVisit } from "~/features/portal/logic";
 import {
   DEFAULT_LINK_ERROR,
   INVITE_LINK_ERROR,

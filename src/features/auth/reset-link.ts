@@ -1,5 +1,5 @@
 /**
- * What the reset page makes of its address (docs/product.md §4, Reset password):
+ * What the reset page makes of its address (docs/product.md, States and transitions, Reset password):
  * - `?token_hash=…&type=recovery` (the e-mailed reset link, supabase/templates/recovery.html) or
  *   `type=invite` (a buyer's set-password link, supabase/templates/invite.html): a Continue
  *   step, so a mail scanner that opens the link does not spend the one-time token;
@@ -61,7 +61,7 @@ export function readResetLink(href: string): ResetLink {
 
 export const MIN_PASSWORD_LENGTH = 6;
 
-/** The rule, said under the field before anything is typed (docs/product.md §5). */
+/** The rule, said under the field before anything is typed (docs/product.md, Validation rules). */
 export const PASSWORD_HINT = `At least ${MIN_PASSWORD_LENGTH} characters.`;
 
 /** The new password's problem, in the spec's words, or null when it may be sent. */

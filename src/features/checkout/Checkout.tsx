@@ -1,5 +1,5 @@
 /**
- * The /checkout/{productKey} island (docs/product.md §2 Checkout, §4, §5, §7, §8): Back, the
+ * The /checkout/{productKey} island (docs/product.md, Screens and routes: Checkout, States and transitions, Validation rules, Calls, Messages and errors): Back, the
  * e-mail, the order summary, 'Complete Purchase' and its notes; or 'Product Not Found'. A built
  * program page knows its program at build time, so the summary is in its HTML; the shell that the
  * static host serves for every other key (public/_redirects) finds the program from the address
@@ -15,11 +15,11 @@
  * they are and read their orders), never for anyone else.
  */
 import { useEffect, useId, useMemo, useRef, useState, type MouseEvent, type RefObject, type SubmitEvent } from "react";
-import { checkoutRequest } from "../../../functions/_shared/checkout-request.ts";
-import { findByCheckoutKey } from "../../lib/catalogue";
-import { formatCents } from "../../lib/money";
-import type { AuthState } from "../../stores/session";
-import { inputClass, Message, Spinner, SubmitButton, useHydrated } from "../auth/ui";
+import { checkoutRequest } from "@advisor-accelerator/shared/checkout-request.ts";
+import { findByCheckoutKey } from "~/lib/catalogue";
+import { formatCents } from "@advisor-accelerator/shared/money.ts";
+import type { AuthState } from "~/stores/session";
+import { inputClass, Message, Spinner, SubmitButton, useHydrated } from "~/components/ui/form";
 import {
   CANCELLED_NOTICE,
   CHECKOUT_ERROR,
@@ -125,7 +125,7 @@ function useBuyer(checkoutKey: string, hydrated: boolean): Buyer {
     if (!stored) return;
     let live = true;
     let stop = () => {};
-    Promise.all([import("../../stores/session"), import("../../lib/supabase")]).then(
+    Promise.all([import("~/stores/session"), import("../../lib/supabase")]).then(
       ([{ $auth }]) => {
         if (live) stop = $auth.subscribe(setAuth);
       },
@@ -147,7 +147,7 @@ function useBuyer(checkoutKey: string, hydrated: boolean): Buyer {
     void (async () => {
       let known: Ownership | "unknown" = "unknown";
       try {
-        const { supabase } = await import("../../lib/supabase");
+        const { supabase } = await import("~/lib/supabase");
         // The customer's own orders only (row level security); the spec's view, three of its columns.
         const { data, error } = await supabase
           .from("stripe_user_orders")
@@ -175,7 +175,7 @@ function useBuyer(checkoutKey: string, hydrated: boolean): Buyer {
 /** Signs out on this device only; the session store then says signed out, and the form is the visitor's. */
 async function signOut() {
   try {
-    const { supabase } = await import("../../lib/supabase");
+    const { supabase } = await import("~/lib/supabase");
     const { error } = await supabase.auth.signOut({ scope: "local" });
     if (error) console.error("Signing out failed", error);
   } catch (error) {
@@ -261,7 +261,7 @@ function CheckoutForm({
     setCancelled(false);
     clearPendingCheckout();
     try {
-      const { supabase } = await import("../../lib/supabase");
+      const { supabase } = await import("~/lib/supabase");
       const body = checkoutRequest(window.location.origin, program, address, visitAttribution(attributionKey));
       const { data, error: failure } = await supabase.functions.invoke<{ url?: unknown }>("stripe-checkout", { body });
       if (failure) {

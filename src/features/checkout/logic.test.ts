@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadProgramEntries } from "../../../tests/unit/content-files";
-import { firstTouch } from "../../lib/attribution";
+import { firstTouch } from "~/lib/attribution";
 import {
   checkoutProgram,
   keyFromPath,
@@ -21,7 +21,7 @@ import {
 const sources = loadProgramEntries();
 const programs = sources.map(checkoutProgram);
 
-describe("the program a checkout address names (docs/product.md §9: trimmed, case-insensitive)", () => {
+describe("the program a checkout address names (docs/product.md, Business constants and limits: trimmed, case-insensitive)", () => {
   it("reads the key, still encoded, from /checkout/<key>", () => {
     expect(keyFromPath("/checkout/AI_ACCELERATOR")).toBe("AI_ACCELERATOR");
     expect(keyFromPath("/checkout/growth_mindset%20")).toBe("growth_mindset%20");

@@ -1,5 +1,5 @@
 /**
- * The checkout page's rules (docs/product.md §2 Checkout, §5, §8), pure so that they are unit
+ * The checkout page's rules (docs/product.md, Screens and routes: Checkout, Validation rules, Messages and errors), pure so that they are unit
  * tested: what a program carries into the page, which program an address names, where Back goes,
  * the spec's texts, whether the customer already owns the program, and the record of a checkout
  * that left for Stripe (what a cancel brings back). The few browser helpers beside them only
@@ -42,7 +42,7 @@ export function checkoutProgram(program: CheckoutSource): CheckoutProgram {
   };
 }
 
-/** The spec's message when the checkout cannot start (docs/product.md §8). */
+/** The spec's message when the checkout cannot start (docs/product.md, Messages and errors). */
 export const CHECKOUT_ERROR = "There was an error processing your request. Please try again.";
 
 /** What the page says, calmly, to a buyer back from Stripe's page without paying. */
@@ -149,7 +149,7 @@ export type Refusal = "already_owned" | "payment_processing";
 /**
  * The checkout function's refusal of a second purchase (HTTP 409 with `{ error, code }`,
  * functions/stripe-checkout/handler.ts), or null for any other answer, which is a failure like
- * any other (docs/product.md §8).
+ * any other (docs/product.md, Messages and errors).
  */
 export function refusalOf(status: number, body: unknown): Refusal | null {
   if (status !== 409 || !body || typeof body !== "object") return null;
@@ -162,7 +162,7 @@ export function refusalOf(status: number, body: unknown): Refusal | null {
 /**
  * Where the checkout page remembers, for this tab, the checkout that left for Stripe's page: when
  * the buyer comes back to it without paying (the hosted page's Back link is the spec's
- * cancel_url, docs/product.md §7, or the browser's Back button), the page finds the e-mail they
+ * cancel_url, docs/product.md, Calls, or the browser's Back button), the page finds the e-mail they
  * typed and says nothing was charged. The success page clears it (`clearPendingCheckout`).
  */
 export const PENDING_CHECKOUT_STORAGE_KEY = "aa:pending-checkout";

@@ -1,6 +1,7 @@
-/** The success page's views (docs/product.md §2 Payment success; a pending payment is never called successful). */
+/** The success page's views (docs/product.md, Screens and routes: Payment success; a pending payment is never called successful). */
 import { describe, expect, it } from "vitest";
-import { type CheckoutStatus, successView } from "./success";
+import type { CheckoutStatus } from "@advisor-accelerator/shared/checkout-status.ts";
+import { successView } from "./success";
 
 const status = (state: CheckoutStatus["state"], email: string | null = "dana@example.com"): CheckoutStatus => ({
   state,

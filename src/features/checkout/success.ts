@@ -4,10 +4,8 @@
  * turns the answer into the view to show. Pure apart from `fetchStatus`, so the rules are unit
  * tested: a payment still processing is never called successful, and one that failed says so.
  */
-import type { CheckoutStatus } from "../../../functions/checkout-status/handler.ts";
-import { formatCents } from "../../lib/money";
-
-export type { CheckoutStatus };
+import type { CheckoutStatus } from "@advisor-accelerator/shared/checkout-status.ts";
+import { formatCents } from "@advisor-accelerator/shared/money.ts";
 
 /**
  * Which part of the page to show: the spec's paid page; processing (a bank debit clearing);

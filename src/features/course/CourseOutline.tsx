@@ -4,10 +4,11 @@
  * or opening on a later day (cohort programs). Built with the outline (public, from content/) and
  * no progress; the progress and the access arrive from the stores the page's script fills.
  */
-import { useAtom } from "../../lib/useAtom";
-import { $auth } from "../../stores/session";
-import { $orders, $progress, LOADING } from "../portal/store";
-import { AUTH_LOADING, LoadingNote, Skeleton } from "../portal/ui";
+import { useAtom } from "~/lib/useAtom";
+import { $auth } from "~/stores/session";
+import { $orders, $progress, LOADING } from "~/features/portal/store";
+import { LoadingNote, Panel, pillButtonClass, ProgressBar, Skeleton } from "~/components/ui/panel";
+import { AUTH_LOADING } from "~/features/portal/ui";
 import {
   courseProgress,
   formatDay,
@@ -22,7 +23,7 @@ import {
   unlockDay,
 } from "./logic";
 import { $access } from "./store";
-import { BuyLinks, CheckIcon, LockIcon, ProgressBar } from "./ui";
+import { BuyLinks, CheckIcon, LockIcon } from "./ui";
 
 export interface CourseOutlineProps {
   program: { name: string; checkoutKey: string; priceCents: number; page: string };
@@ -46,7 +47,7 @@ export default function CourseOutline({ program, modules, timeZone }: CourseOutl
 
   return (
     <div className="space-y-10">
-      <section aria-labelledby="progress-heading" className="rounded-2xl border border-white/10 bg-panel p-6 sm:p-8">
+      <Panel as="section" aria-labelledby="progress-heading" className="p-6 sm:p-8">
         <h2 id="progress-heading" className="sr-only">
           Your progress
         </h2>
@@ -81,7 +82,7 @@ export default function CourseOutline({ program, modules, timeZone }: CourseOutl
             it.
           </p>
         )}
-      </section>
+      </Panel>
 
       <ol className="space-y-8" aria-label="Modules">
         {modules.map((module) => (
@@ -103,8 +104,7 @@ function NextStep({
   started: boolean;
   first: OutlineLesson | null;
 }) {
-  const button =
-    "mt-6 inline-flex min-h-11 max-w-full items-center justify-center rounded-3xl bg-violet-600 px-6 py-2.5 text-center text-sm font-semibold text-white hover:bg-violet-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-400";
+  const button = `${pillButtonClass.primary} mt-6`;
   if (!next) {
     return (
       <div>
@@ -172,7 +172,7 @@ function Module({
   const finished = done ? module.lessons.filter((l) => done.get(l.id)?.completed).length : null;
   const headingId = `module-${module.number}`;
   return (
-    <section aria-labelledby={headingId} className="rounded-2xl border border-white/10 bg-panel/60">
+    <Panel as="section" muted aria-labelledby={headingId}>
       <header className="flex flex-wrap items-baseline justify-between gap-x-4 gap-y-1 border-b border-white/10 p-5 sm:px-6">
         <div className="min-w-0">
           <p className="text-xs font-semibold uppercase tracking-wider text-violet-300">{module.label}</p>
@@ -222,6 +222,6 @@ function Module({
           );
         })}
       </ol>
-    </section>
+    </Panel>
   );
 }

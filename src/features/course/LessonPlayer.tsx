@@ -6,9 +6,9 @@
  * comes from the course store, which the page's script starts before this island hydrates.
  */
 import { useEffect, useState } from "react";
-import { useAtom } from "../../lib/useAtom";
-import { $orders, $progress, LOADING } from "../portal/store";
-import { LoadingNote, Skeleton } from "../portal/ui";
+import { useAtom } from "~/lib/useAtom";
+import { $orders, $progress, LOADING } from "~/features/portal/store";
+import { LoadingNote, Panel, pillButtonClass, Skeleton } from "~/components/ui/panel";
 import { formatDay, type OutlineLesson, paymentPending } from "./logic";
 import { $lesson, downloadUrl, type LessonContent, type LessonState, markLessonShown, setCompleted } from "./store";
 import { BuyLinks, CheckIcon, LockIcon } from "./ui";
@@ -61,10 +61,7 @@ export default function LessonPlayer({ lesson, program, next, playerScript }: Le
   }
 }
 
-const primaryButton =
-  "inline-flex min-h-11 items-center justify-center gap-2 rounded-full bg-violet-600 px-6 text-sm font-semibold text-white hover:bg-violet-500 disabled:cursor-wait disabled:opacity-70";
-const secondaryButton =
-  "mt-6 inline-flex min-h-11 items-center justify-center rounded-full border border-white/20 px-6 text-sm font-semibold text-white hover:bg-white/10";
+const secondaryButton = `${pillButtonClass.secondary} mt-6`;
 
 function LessonSkeleton({ hasVideo }: { hasVideo: boolean }) {
   return (
@@ -82,16 +79,13 @@ function LessonSkeleton({ hasVideo }: { hasVideo: boolean }) {
 
 function Notice({ icon, heading, children }: { icon?: React.ReactNode; heading: string; children: React.ReactNode }) {
   return (
-    <section
-      aria-labelledby="lesson-notice"
-      className="rounded-2xl border border-white/10 bg-panel p-6 text-slate-300 sm:p-8"
-    >
+    <Panel as="section" aria-labelledby="lesson-notice" className="p-6 text-slate-300 sm:p-8">
       <h2 id="lesson-notice" className="flex items-center gap-3 text-xl font-semibold text-white">
         {icon}
         {heading}
       </h2>
       <div className="mt-3 leading-7">{children}</div>
-    </section>
+    </Panel>
   );
 }
 
@@ -157,7 +151,7 @@ function Downloads({ downloads }: { downloads: LessonContent["downloads"] }) {
   }
 
   return (
-    <section aria-labelledby="downloads-heading" className="rounded-2xl border border-white/10 bg-panel p-6">
+    <Panel as="section" aria-labelledby="downloads-heading" className="p-6">
       <h2 id="downloads-heading" className="text-lg font-semibold text-white">
         Downloads
       </h2>
@@ -181,7 +175,7 @@ function Downloads({ downloads }: { downloads: LessonContent["downloads"] }) {
       <p role="status" className="mt-3 text-sm text-amber-200 empty:hidden">
         {message}
       </p>
-    </section>
+    </Panel>
   );
 }
 
@@ -206,9 +200,10 @@ function Completion({ lessonId, next }: { lessonId: string; next: LessonPlayerPr
   }
 
   return (
-    <section
+    <Panel
+      as="section"
       aria-labelledby="completion-heading"
-      className="flex flex-col gap-4 rounded-2xl border border-white/10 bg-panel p-6 sm:flex-row sm:flex-wrap sm:items-center sm:justify-between"
+      className="flex flex-col gap-4 p-6 sm:flex-row sm:flex-wrap sm:items-center sm:justify-between"
     >
       <h2 id="completion-heading" className="sr-only">
         Your progress in this lesson
@@ -225,14 +220,14 @@ function Completion({ lessonId, next }: { lessonId: string; next: LessonPlayerPr
           <>
             <button
               type="button"
-              className="min-h-11 rounded-full border border-white/20 px-5 text-sm font-semibold text-white hover:bg-white/10 disabled:cursor-wait"
+              className={pillButtonClass.secondary}
               disabled={saving}
               onClick={() => void toggle(false)}
             >
               Mark as not complete
             </button>
             {next && (
-              <a href={next.href} className={primaryButton}>
+              <a href={next.href} className={pillButtonClass.primary}>
                 Next lesson →
               </a>
             )}
@@ -240,7 +235,7 @@ function Completion({ lessonId, next }: { lessonId: string; next: LessonPlayerPr
         ) : (
           <button
             type="button"
-            className={primaryButton}
+            className={pillButtonClass.primary}
             disabled={saving || progress.status === "loading"}
             onClick={() => void toggle(true)}
           >
@@ -251,6 +246,6 @@ function Completion({ lessonId, next }: { lessonId: string; next: LessonPlayerPr
       <p role="status" className="text-sm text-slate-300 empty:hidden sm:basis-full">
         {message}
       </p>
-    </section>
+    </Panel>
   );
 }

@@ -4,16 +4,16 @@
  * page's Content-Security-Policy allows them only on such pages (src/integrations/
  * security-headers.mjs). It uses the player's documented API: the `api-ready`, `play`, `pause`,
  * `time-update` and `ended` events and the `currentTime` and `duration` properties. Locally the
- * stack serves a stand-in with the same API (local/wistia.ts).
+ * stack serves a stand-in with the same API (packages/local-stack/src/wistia.ts).
  *
  * The video resumes where the customer left it: the position is saved every ten seconds of
  * playback, on pause and when the page is hidden; at the end it is reset, so the next visit
  * starts from the beginning.
  */
 import { useEffect, useRef, useState } from "react";
-import type { LessonVideo as Video } from "../../lib/database.types";
-import { useAtom } from "../../lib/useAtom";
-import { $progress, LOADING } from "../portal/store";
+import type { LessonVideo as Video } from "~/lib/database";
+import { useAtom } from "~/lib/useAtom";
+import { $progress, LOADING } from "~/features/portal/store";
 import { resumeAt, SAVE_POSITION_EVERY } from "./logic";
 import { saveVideoPosition } from "./store";
 

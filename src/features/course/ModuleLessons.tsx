@@ -2,8 +2,8 @@
  * The lessons of the module a lesson page belongs to, beside it: each a link, the current one
  * marked, the completed ones ticked once the progress arrives.
  */
-import { useAtom } from "../../lib/useAtom";
-import { $progress, LOADING } from "../portal/store";
+import { useAtom } from "~/lib/useAtom";
+import { $progress, LOADING } from "~/features/portal/store";
 import { formatDuration, type OutlineLesson } from "./logic";
 import { CheckIcon } from "./ui";
 

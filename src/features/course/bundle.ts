@@ -4,7 +4,7 @@
  * (scripts/course.ts, src/features/course/publish.server.ts) reads. Rows are named as the database's columns
  * (supabase/migrations/*_member_area.sql), so the publisher passes them through.
  */
-import type { LessonDownload, LessonRow } from "../../lib/database.types.ts";
+import type { LessonDownload, LessonRow } from "../../lib/database.ts";
 
 /** The private bucket of the lessons' downloads (supabase/migrations/*_member_area.sql). */
 export const DOWNLOADS_BUCKET = "course-downloads";

@@ -7,7 +7,7 @@
  */
 import { getCollection } from "astro:content";
 import { EMBED_WISTIA_PLAYER_URL } from "astro:env/server";
-import { getCurriculum, getPrograms, getSite, type ProgramEntry } from "../../lib/content";
+import { getCurriculum, getPrograms, getSite, type ProgramEntry } from "~/lib/content";
 import { courseHref, lessonHref, type OutlineLesson, type OutlineModule } from "./logic";
 
 export type LessonEntry = Awaited<ReturnType<typeof getLessonEntries>>[number];

@@ -38,7 +38,7 @@ export async function readBundle(bundleDir: string): Promise<CourseBundle> {
     text = await readFile(join(bundleDir, BUNDLE_FILE), "utf8");
   } catch {
     throw new PublishError(
-      `No course bundle at ${join(bundleDir, BUNDLE_FILE)}: build the site first (npm run build or npm run build:production writes it beside dist/).`,
+      `No course bundle at ${join(bundleDir, BUNDLE_FILE)}: build the site first (npm run build writes it beside dist/, npm start beside dist-local/).`,
     );
   }
   const bundle = JSON.parse(text) as CourseBundle;

@@ -10,10 +10,10 @@
  * *_member_area.sql): a lesson row only when the customer may read it now.
  */
 import { atom } from "nanostores";
-import type { LessonDownload, LessonProgressRow, LessonVideo } from "../../lib/database.types";
-import { supabase } from "../../lib/supabase";
-import { $auth } from "../../stores/session";
-import { currentUser, LOADING, mergeProgress, type Outcome, type Remote } from "../portal/store";
+import type { LessonDownload, LessonProgressRow, LessonVideo } from "~/lib/database";
+import { supabase } from "~/lib/supabase";
+import { $auth } from "~/stores/session";
+import { currentUser, LOADING, mergeProgress, type Outcome, type Remote } from "~/features/portal/store";
 import { DOWNLOADS_BUCKET } from "./bundle";
 import { isOpen, unlockDay } from "./logic";
 

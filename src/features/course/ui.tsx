@@ -1,5 +1,6 @@
-/** Small pieces the member area's islands share. */
-import { formatCents } from "../../lib/money";
+/** Small pieces the member area's islands share beyond the kit (src/components/ui/): the way to buy, its icons. */
+import { pillButtonClass } from "~/components/ui/panel";
+import { formatCents } from "@advisor-accelerator/shared/money.ts";
 
 /** For a program not on the account: its checkout, with the price, and its page. */
 export function BuyLinks({
@@ -9,37 +10,12 @@ export function BuyLinks({
 }) {
   return (
     <div className="mt-6 flex flex-wrap gap-3">
-      <a
-        href={`/checkout/${program.checkoutKey}`}
-        className="inline-flex min-h-11 items-center justify-center rounded-full bg-violet-600 px-6 text-sm font-semibold text-white hover:bg-violet-500"
-      >
+      <a href={`/checkout/${program.checkoutKey}`} className={pillButtonClass.primary}>
         Get {program.name} · {formatCents(program.priceCents)}
       </a>
-      <a
-        href={program.page}
-        className="inline-flex min-h-11 items-center justify-center rounded-full border border-white/20 px-6 text-sm font-semibold text-white hover:bg-white/10"
-      >
+      <a href={program.page} className={pillButtonClass.secondary}>
         See what&rsquo;s inside
       </a>
-    </div>
-  );
-}
-
-/** A course's completion as a bar, with its percentage for assistive technology. */
-export function ProgressBar({ percent, label }: { percent: number; label: string }) {
-  return (
-    <div
-      role="progressbar"
-      aria-label={label}
-      aria-valuemin={0}
-      aria-valuemax={100}
-      aria-valuenow={percent}
-      className="mt-3 h-2 w-full overflow-hidden rounded-full bg-white/10"
-    >
-      <div
-        className="h-full rounded-full bg-gradient-to-r from-violet-500 to-sky-400"
-        style={{ width: `${percent}%` }}
-      />
     </div>
   );
 }

@@ -13,7 +13,7 @@ import {
   type LeadField,
   leadErrors,
   leadRequest,
-} from "../../../functions/_shared/lead.ts";
+} from "@advisor-accelerator/shared/lead.ts";
 import { failureText, firstName, holdFor, type Outcome, sendLead, storedAttribution } from "./logic";
 
 class ConsultationForm extends HTMLElement {

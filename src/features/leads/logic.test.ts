@@ -1,6 +1,6 @@
 /** The consultation form's rules (src/features/leads/logic.ts): when a request goes, and what each answer means for the visitor. */
 import { describe, expect, it } from "vitest";
-import { leadRequest, MIN_FILL_MS } from "../../../functions/_shared/lead.ts";
+import { leadRequest, MIN_FILL_MS } from "@advisor-accelerator/shared/lead.ts";
 import { failureText, firstName, holdFor, outcomeOf, sendLead, storedAttribution, waitText } from "./logic";
 
 describe("the consultation form", () => {

@@ -2,9 +2,9 @@
  * The consultation form's rules (src/features/leads/consultation-form.ts), pure so that they are
  * unit tested: when a request may go (not sooner than a person could fill the form in, which the
  * function checks), what the function's answer means for the visitor, and the words for each
- * outcome. The answers' own rules are functions/_shared/lead.ts, shared with the function.
+ * outcome. The answers' own rules are packages/shared/lead.ts, shared with the function.
  */
-import { type LeadErrors, type LeadRequest, MIN_FILL_MS } from "../../../functions/_shared/lead.ts";
+import { type LeadErrors, type LeadRequest, MIN_FILL_MS } from "@advisor-accelerator/shared/lead.ts";
 
 /** What a send came to. */
 export type Outcome =

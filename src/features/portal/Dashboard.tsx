@@ -1,5 +1,5 @@
 /**
- * /portal (docs/product.md §2 Portal): the welcome (by first name once the profile has one; on a
+ * /portal (docs/product.md, Portal): the welcome (by first name once the profile has one; on a
  * first visit "Welcome", with where the new program is), the stat tiles (programs owned, total
  * invested, lessons completed, member since), My Courses (each opening its course, with the
  * customer's progress) and the tiles to settings and purchase history. Built with its loading
@@ -7,9 +7,9 @@
  * this island hydrates.
  */
 import { useEffect, useSyncExternalStore } from "react";
-import { $auth } from "../../stores/session";
-import { lessonCount } from "../course/logic";
-import { ProgressBar } from "../course/ui";
+import { $auth } from "~/stores/session";
+import { lessonCount } from "~/features/course/logic";
+import { Badge, EmptyState, LoadingNote, Panel, ProgressBar, Skeleton } from "~/components/ui/panel";
 import {
   emailLocalPart,
   firstVisitNote,
@@ -25,8 +25,8 @@ import {
   type PortalProgram,
 } from "./logic";
 import { $orders, $profile, $progress, LOADING, markPortalDataShown } from "./store";
-import { AUTH_LOADING, Avatar, Badge, LoadingNote, Skeleton } from "./ui";
-import { useAtom } from "../../lib/useAtom";
+import { AUTH_LOADING, Avatar } from "./ui";
+import { useAtom } from "~/lib/useAtom";
 
 interface Props {
   /** The catalogue's programs (content/programs/), as the cards show them. */
@@ -133,9 +133,9 @@ export default function Dashboard({ programs }: Props) {
         <div className="mt-6">
           {orders.status === "loading" && <CoursesSkeleton />}
           {orders.status === "error" && (
-            <p className="rounded-2xl border border-white/10 bg-panel p-6 text-slate-300">
+            <Panel as="p" className="p-6 text-slate-300">
               We couldn&rsquo;t load your courses just now. Please refresh the page in a moment.
-            </p>
+            </Panel>
           )}
           {courses && <Courses {...courses} progress={progress.status === "error" ? "error" : rows} />}
         </div>
@@ -190,7 +190,7 @@ function FirstVisitNote({ courses }: { courses: { active: CourseCard[]; processi
 
 function StatTile({ label, value, failed = false }: { label: string; value: string | null; failed?: boolean }) {
   return (
-    <div className="rounded-2xl border border-white/10 bg-panel p-6">
+    <Panel className="p-6">
       <dt className="text-sm font-medium text-slate-300">{label}</dt>
       <dd className="mt-2 text-3xl font-bold tracking-tight text-white">
         {value !== null ? (
@@ -204,7 +204,7 @@ function StatTile({ label, value, failed = false }: { label: string; value: stri
           </>
         )}
       </dd>
-    </div>
+    </Panel>
   );
 }
 
@@ -212,13 +212,13 @@ function CoursesSkeleton() {
   return (
     <ul className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
       {[0, 1, 2].map((i) => (
-        <li key={i} className="rounded-2xl border border-white/10 bg-panel p-6">
+        <Panel as="li" key={i} className="p-6">
           <Skeleton className="size-16 rounded-xl" />
           <Skeleton className="mt-5 h-6 w-3/4" />
           <Skeleton className="mt-3 h-4 w-full" />
           <Skeleton className="mt-2 h-4 w-5/6" />
           {i === 0 && <LoadingNote>Loading your courses…</LoadingNote>}
-        </li>
+        </Panel>
       ))}
     </ul>
   );
@@ -230,16 +230,11 @@ type Rows = { lesson_id: string; completed: boolean }[] | null | "error";
 function Courses({ active, processing, progress }: { active: CourseCard[]; processing: CourseCard[]; progress: Rows }) {
   if (active.length === 0 && processing.length === 0) {
     return (
-      <div className="rounded-2xl border border-dashed border-white/15 bg-panel/60 p-8 text-center">
-        <p className="text-lg font-semibold text-white">You don&rsquo;t have any programs yet.</p>
-        <p className="mt-2 text-slate-300">When you buy a program, it appears here.</p>
-        <a
-          href="/programs"
-          className="mt-6 inline-flex min-h-11 items-center justify-center rounded-full bg-violet-600 px-6 text-sm font-semibold text-white hover:bg-violet-500"
-        >
-          Browse programs
-        </a>
-      </div>
+      <EmptyState
+        title="You don’t have any programs yet."
+        text="When you buy a program, it appears here."
+        action={{ href: "/programs", label: "Browse programs" }}
+      />
     );
   }
   return (
@@ -266,10 +261,7 @@ function Courses({ active, processing, progress }: { active: CourseCard[]; proce
           <p className="mt-1 text-sm text-slate-300">These open here as soon as your payment is confirmed.</p>
           <ul className="mt-4 space-y-3">
             {processing.map((course) => (
-              <li
-                key={course.key}
-                className="flex items-center gap-4 rounded-2xl border border-white/10 bg-panel/60 p-4"
-              >
+              <Panel as="li" muted key={course.key} className="flex items-center gap-4 p-4">
                 {course.image ? (
                   <img src={course.image} alt="" width={40} height={40} className="size-10 shrink-0 rounded-lg" />
                 ) : (
@@ -277,7 +269,7 @@ function Courses({ active, processing, progress }: { active: CourseCard[]; proce
                 )}
                 <span className="min-w-0 flex-1 font-medium text-white">{course.name}</span>
                 <Badge tone="yellow">{course.status}</Badge>
-              </li>
+              </Panel>
             ))}
           </ul>
         </div>
@@ -290,7 +282,10 @@ function CourseTile({ course, progress }: { course: CourseCard; progress: Rows }
   const href = course.course ?? course.page;
   const count = Array.isArray(progress) && course.lessons ? lessonsDone(course.lessons, progress) : null;
   return (
-    <article className="relative flex h-full flex-col rounded-2xl border border-white/10 bg-panel p-6 transition-colors focus-within:border-violet-400/60 hover:border-violet-400/60">
+    <Panel
+      as="article"
+      className="relative flex h-full flex-col p-6 transition-colors focus-within:border-violet-400/60 hover:border-violet-400/60"
+    >
       <div className="flex items-start justify-between gap-4">
         {course.image ? (
           <img src={course.image} alt="" width={64} height={64} className="size-16 rounded-xl" />
@@ -335,20 +330,21 @@ function CourseTile({ course, progress }: { course: CourseCard; progress: Rows }
           {count && count.done > 0 ? "Continue course →" : "Start course →"}
         </p>
       )}
-    </article>
+    </Panel>
   );
 }
 
 function AccountTile({ href, title, text }: { href: string; title: string; text: string }) {
   return (
     <li>
-      <a
+      <Panel
+        as="a"
         href={href}
-        className="block h-full rounded-2xl border border-white/10 bg-panel p-6 transition-colors hover:border-violet-400/60 hover:bg-white/5"
+        className="block h-full p-6 transition-colors hover:border-violet-400/60 hover:bg-white/5"
       >
         <span className="block text-lg font-semibold text-white">{title}</span>
         <span className="mt-2 block text-sm leading-6 text-slate-300">{text}</span>
-      </a>
+      </Panel>
     </li>
   );
 }

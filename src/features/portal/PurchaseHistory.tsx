@@ -1,13 +1,14 @@
 /**
- * /portal/settings/purchase-history (docs/product.md §2 Portal, §3, §4, §8): the customer's
- * orders, newest first, with the program's name and image, the order reference the customer can
- * quote, the date, the amount, a status badge, and Stripe's receipt where it has one. A failed
- * fetch is logged by the store; the page says so calmly, never the raw error.
+ * /portal/settings/purchase-history (docs/product.md, Portal; Entities and fields; States and
+ * transitions; Messages and errors): the customer's orders, newest first, with the program's name
+ * and image, the order reference the customer can quote, the date, the amount, a status badge, and
+ * Stripe's receipt where it has one. A failed fetch is logged by the store; the page says so
+ * calmly, never the raw error.
  */
 import { newestFirst, purchaseView, type PortalProgram } from "./logic";
 import { $orders, LOADING } from "./store";
-import { Badge, LoadingNote, Skeleton } from "./ui";
-import { useAtom } from "../../lib/useAtom";
+import { Badge, EmptyState, LoadingNote, Panel, Skeleton } from "~/components/ui/panel";
+import { useAtom } from "~/lib/useAtom";
 
 interface Props {
   /** The catalogue's programs (content/programs/): names and images by checkout key. */
@@ -25,7 +26,7 @@ export default function PurchaseHistory({ programs }: Props) {
       {orders.status === "loading" && (
         <ul className="space-y-4">
           {[0, 1, 2].map((i) => (
-            <li key={i} className="flex items-center gap-4 rounded-2xl border border-white/10 bg-panel p-5">
+            <Panel as="li" key={i} className="flex items-center gap-4 p-5">
               <Skeleton className="size-12 shrink-0 rounded-xl" />
               <div className="min-w-0 flex-1">
                 <Skeleton className="h-5 w-48 max-w-full" />
@@ -33,36 +34,32 @@ export default function PurchaseHistory({ programs }: Props) {
               </div>
               <Skeleton className="h-6 w-20 rounded-full" />
               {i === 0 && <LoadingNote>Loading your purchases…</LoadingNote>}
-            </li>
+            </Panel>
           ))}
         </ul>
       )}
       {orders.status === "error" && (
-        <p className="rounded-2xl border border-white/10 bg-panel p-6 text-slate-300">
+        <Panel as="p" className="p-6 text-slate-300">
           We couldn&rsquo;t load your purchase history just now. Please refresh the page in a moment.
-        </p>
+        </Panel>
       )}
       {orders.status === "ready" && orders.data.length === 0 && (
-        <div className="rounded-2xl border border-dashed border-white/15 bg-panel/60 p-8 text-center">
-          <p className="text-lg font-semibold text-white">No purchases yet.</p>
-          <p className="mt-2 text-slate-300">Your orders will appear here.</p>
-          <a
-            href="/programs"
-            className="mt-6 inline-flex min-h-11 items-center justify-center rounded-full bg-violet-600 px-6 text-sm font-semibold text-white hover:bg-violet-500"
-          >
-            Browse programs
-          </a>
-        </div>
+        <EmptyState
+          title="No purchases yet."
+          text="Your orders will appear here."
+          action={{ href: "/programs", label: "Browse programs" }}
+        />
       )}
       {orders.status === "ready" && orders.data.length > 0 && (
         <ul className="space-y-4">
           {newestFirst(orders.data)
             .map((order) => purchaseView(order, programs))
             .map((purchase) => (
-              <li
+              <Panel
+                as="li"
                 key={purchase.id}
                 data-order={purchase.id}
-                className="flex flex-wrap items-center gap-x-4 gap-y-3 rounded-2xl border border-white/10 bg-panel p-5"
+                className="flex flex-wrap items-center gap-x-4 gap-y-3 p-5"
               >
                 {purchase.productImage ? (
                   <img
@@ -118,7 +115,7 @@ export default function PurchaseHistory({ programs }: Props) {
                     </a>
                   )}
                 </div>
-              </li>
+              </Panel>
             ))}
         </ul>
       )}

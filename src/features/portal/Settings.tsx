@@ -1,15 +1,18 @@
 /**
- * /portal/settings (docs/product.md §2 Portal, §5, §7, §8): the profile picture and the contact
- * form, with the account's e-mail read-only. Messages appear in a status region that is in the
- * page from the start, so screen readers announce what is written into it.
+ * /portal/settings (docs/product.md, Portal; Validation rules; Calls; Messages and errors): the
+ * profile picture and the contact form, with the account's e-mail read-only. Messages appear in a
+ * status region that is in the page from the start, so screen readers announce what is written
+ * into it.
  */
 import { useRef, useState, type SubmitEvent } from "react";
-import type { ProfileRow } from "../../lib/database.types";
-import { $auth } from "../../stores/session";
+import type { ProfileRow } from "~/lib/database";
+import { $auth } from "~/stores/session";
 import { AVATAR_TYPES, CONTACT_MAX_LENGTH, contactValues, emailLocalPart, MESSAGES, type ContactField } from "./logic";
 import { $profile, LOADING, saveProfile, uploadAvatar } from "./store";
-import { AUTH_LOADING, Avatar, LoadingNote, Skeleton } from "./ui";
-import { useAtom } from "../../lib/useAtom";
+import { TextField } from "~/components/ui/form";
+import { LoadingNote, Panel, pillButtonClass, Skeleton } from "~/components/ui/panel";
+import { AUTH_LOADING, Avatar } from "./ui";
+import { useAtom } from "~/lib/useAtom";
 
 type Message = { kind: "success" | "error"; text: string };
 
@@ -22,10 +25,11 @@ export default function Settings() {
 
   return (
     <div className="mt-10 grid gap-8 lg:grid-cols-[20rem_1fr]">
-      <section
+      <Panel
+        as="section"
         aria-labelledby="avatar-heading"
         aria-busy={!ready && profile.status !== "error"}
-        className="h-fit rounded-2xl border border-white/10 bg-panel p-6"
+        className="h-fit p-6"
       >
         <h2 id="avatar-heading" className="text-lg font-semibold text-white">
           Profile Picture
@@ -45,12 +49,13 @@ export default function Settings() {
             <LoadingNote>Loading your profile picture…</LoadingNote>
           </div>
         )}
-      </section>
+      </Panel>
 
-      <section
+      <Panel
+        as="section"
         aria-labelledby="contact-heading"
         aria-busy={!ready && profile.status !== "error"}
-        className="rounded-2xl border border-white/10 bg-panel p-6 sm:p-8"
+        className="p-6 sm:p-8"
       >
         <h2 id="contact-heading" className="text-lg font-semibold text-white">
           Contact Information
@@ -64,7 +69,7 @@ export default function Settings() {
         ) : (
           <FormSkeleton />
         )}
-      </section>
+      </Panel>
 
       <Toast message={message} onDismiss={() => setMessage(null)} />
     </div>
@@ -167,9 +172,6 @@ const FIELDS: { name: ContactField; label: string; autoComplete: string; wide?: 
   { name: "zip", label: "ZIP / Postal code", autoComplete: "postal-code" },
 ];
 
-const inputClass =
-  "mt-2 block w-full rounded-lg border border-white/15 bg-slate-950 px-3 py-2.5 text-white placeholder:text-slate-500 focus-visible:border-violet-400";
-
 function ContactForm({
   email,
   profile,
@@ -196,49 +198,37 @@ function ContactForm({
 
   return (
     <form onSubmit={submit} className="mt-6 grid gap-5 sm:grid-cols-2">
-      <div className="sm:col-span-2">
-        <label htmlFor="contact-email" className="block text-sm font-medium text-slate-200">
-          Email
-        </label>
-        <input
-          id="contact-email"
-          type="email"
-          value={email}
-          readOnly
-          autoComplete="email"
-          aria-describedby="contact-email-hint"
-          className={`${inputClass} cursor-default border-white/10 bg-white/5 text-slate-300`}
-        />
-        <p id="contact-email-hint" className="mt-1.5 text-xs text-slate-400">
-          The address you sign in with. To change it, contact our team.
-        </p>
-      </div>
+      <TextField
+        compact
+        className="sm:col-span-2"
+        label="Email"
+        hint="The address you sign in with. To change it, contact our team."
+        id="contact-email"
+        type="email"
+        value={email}
+        readOnly
+        autoComplete="email"
+      />
       {FIELDS.map((field) => (
-        <div key={field.name} className={field.wide ? "sm:col-span-2" : undefined}>
-          <label htmlFor={`contact-${field.name}`} className="block text-sm font-medium text-slate-200">
-            {field.label}
-          </label>
-          <input
-            id={`contact-${field.name}`}
-            name={field.name}
-            type="text"
-            value={values[field.name]}
-            maxLength={CONTACT_MAX_LENGTH[field.name]}
-            autoComplete={field.autoComplete}
-            onChange={(event) => {
-              const value = event.currentTarget.value;
-              setValues((current) => ({ ...current, [field.name]: value }));
-            }}
-            className={inputClass}
-          />
-        </div>
+        <TextField
+          key={field.name}
+          compact
+          className={field.wide ? "sm:col-span-2" : undefined}
+          label={field.label}
+          id={`contact-${field.name}`}
+          name={field.name}
+          type="text"
+          value={values[field.name]}
+          maxLength={CONTACT_MAX_LENGTH[field.name]}
+          autoComplete={field.autoComplete}
+          onChange={(event) => {
+            const value = event.currentTarget.value;
+            setValues((current) => ({ ...current, [field.name]: value }));
+          }}
+        />
       ))}
       <div className="sm:col-span-2">
-        <button
-          type="submit"
-          disabled={saving}
-          className="inline-flex min-h-11 items-center justify-center rounded-full bg-violet-600 px-6 text-sm font-semibold text-white hover:bg-violet-500 disabled:cursor-progress disabled:opacity-70"
-        >
+        <button type="submit" disabled={saving} className={pillButtonClass.primary}>
           {saving ? "Saving…" : "Save Changes"}
         </button>
       </div>

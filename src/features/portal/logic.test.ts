@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { OrderRow } from "../../lib/database.types";
+import type { OrderRow } from "~/lib/database";
 import {
   AVATAR_MAX_BYTES,
   avatarPath,

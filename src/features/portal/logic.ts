@@ -1,10 +1,10 @@
 /**
- * The portal's pure logic (docs/product.md §2 Portal, §3, §4, §5): what the dashboard, the
+ * The portal's pure logic (docs/product.md, Screens and routes: Portal, Entities and fields, States and transitions, Validation rules): what the dashboard, the
  * settings page and the purchase history show from the session's user, the orders and the
  * profile. No browser, no supabase-js: unit-tested in logic.test.ts.
  */
-import type { OrderRow, ProfileRow } from "../../lib/database.types";
-import { formatCents } from "../../lib/money";
+import type { OrderRow, ProfileRow } from "~/lib/database";
+import { formatCents } from "@advisor-accelerator/shared/money.ts";
 
 /** The facts of a program the portal's islands need, from content/programs/ (small props). */
 export interface PortalProgram {
@@ -22,7 +22,7 @@ export interface PortalProgram {
   lessons: string[];
 }
 
-/** An order's product name when its program is not in the catalogue (docs/product.md §3). */
+/** An order's product name when its program is not in the catalogue (docs/product.md, Entities and fields). */
 export const UNKNOWN_PRODUCT_NAME = "Course Purchase";
 
 /** The part of an e-mail address before the @: the portal's welcome ("Welcome back, dana"). */
@@ -35,7 +35,7 @@ export function emailLocalPart(email: string | undefined | null): string {
 /**
  * Whom the portal greets: the profile's first name when the customer has given their name (the
  * first word of `full_name`, or the whole name when that word is a title such as "Dr."), else the
- * spec's local part of the e-mail (docs/product.md §2 Portal).
+ * spec's local part of the e-mail (docs/product.md, Screens and routes: Portal).
  */
 export function greetingName(fullName: string | null | undefined, email: string | undefined | null): string {
   const name = fullName?.trim().replace(/\s+/g, " ") ?? "";
@@ -142,7 +142,7 @@ export interface CourseCard {
   /** The program's course in the member area, and its lessons' ids; none for an unknown program. */
   course?: string;
   lessons?: string[];
-  /** docs/product.md §4: completed shows 'Active', anything else 'Processing'. */
+  /** docs/product.md, States and transitions: completed shows 'Active', anything else 'Processing'. */
   status: "Active" | "Processing";
 }
 
@@ -155,7 +155,7 @@ function card(programs: readonly PortalProgram[], order: OrderRow, status: Cours
 }
 
 /**
- * My Courses (docs/product.md §2 Portal, §4): each program with a completed order, once, in the
+ * My Courses (docs/product.md, Screens and routes: Portal, States and transitions): each program with a completed order, once, in the
  * order of the list (newest order first), 'Active'. `processing`: the programs with a pending
  * order and no completed one, 'Processing', shown apart and without a link. A refunded, canceled
  * or failed order is in neither: a refunded program leaves My Courses.
@@ -203,7 +203,7 @@ export function portalProgress(
   );
 }
 
-/** The colour of a purchase's status badge (docs/product.md §4). */
+/** The colour of a purchase's status badge (docs/product.md, States and transitions). */
 export type BadgeTone = "green" | "yellow" | "red" | "grey";
 
 export interface StatusBadge {
@@ -226,7 +226,7 @@ export function statusBadge(status: string | null | undefined): StatusBadge {
   return { label: capitalise(status), tone };
 }
 
-/** An order as purchase history shows it (docs/product.md §3, Order as shown). */
+/** An order as purchase history shows it (docs/product.md, Entities and fields, Order as shown). */
 export interface PurchaseView {
   id: string;
   /**
@@ -295,7 +295,7 @@ export function loginRedirect(pathname: string, search = ""): string {
   return `/login?next=${encodeURIComponent(pathname + search)}`;
 }
 
-// Avatars (docs/product.md §5) -------------------------------------------------------------------
+// Avatars (docs/product.md, Validation rules) -------------------------------------------------------------------
 
 /** The avatar types the page and the bucket accept, with the extension each is stored under. */
 export const AVATAR_TYPES: Readonly<Record<string, string>> = {
@@ -371,7 +371,7 @@ export function contactFields(values: Partial<Record<ContactField, string | null
   ) as ContactFields;
 }
 
-/** The status region's messages (docs/product.md §8), with the backend's message where it has one. */
+/** The status region's messages (docs/product.md, Messages and errors), with the backend's message where it has one. */
 export const MESSAGES = {
   profileSaved: "Profile updated successfully!",
   profileError: (message: string) => `Error updating profile: ${message}`,

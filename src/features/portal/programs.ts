@@ -1,5 +1,5 @@
 /** The catalogue as the portal's islands take it: a few facts per program, and its course (small props). */
-import { getCourses } from "../course/course";
+import { getCourses } from "~/features/course/course";
 import type { PortalProgram } from "./logic";
 
 export async function portalPrograms(): Promise<PortalProgram[]> {

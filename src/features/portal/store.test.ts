@@ -76,7 +76,7 @@ const location = { pathname: "/portal/settings", search: "", replace: vi.fn(), a
 /** A fresh store and session store (the modules keep state per page). */
 async function load() {
   vi.resetModules();
-  const session = await import("../../stores/session");
+  const session = await import("~/stores/session");
   const store = await import("./store");
   return { session, store };
 }

@@ -9,9 +9,9 @@
  * with the page to come back to.
  */
 import { atom } from "nanostores";
-import type { LessonProgressRow, OrderRow, ProfileRow } from "../../lib/database.types";
-import { supabase } from "../../lib/supabase";
-import { $auth, type SessionUser } from "../../stores/session";
+import type { LessonProgressRow, OrderRow, ProfileRow } from "~/lib/database";
+import { supabase } from "~/lib/supabase";
+import { $auth, type SessionUser } from "~/stores/session";
 import { avatarPath, checkAvatar, contactFields, type ContactField, loginRedirect, versionedUrl } from "./logic";
 
 /** Data from the backend: loading, here, or not to be had (the error is logged, never shown raw). */
@@ -125,7 +125,7 @@ export function currentUser(): SessionUser | null {
   return auth.status === "signed-in" ? auth.user : null;
 }
 
-/** What an action tells the page: done, or the message to show after its prefix (docs/product.md §8). */
+/** What an action tells the page: done, or the message to show after its prefix (docs/product.md, Messages and errors). */
 export type Outcome = { ok: true } | { ok: false; message: string };
 
 const SIGNED_OUT = "You are signed out. Please sign in again.";
@@ -196,7 +196,7 @@ export async function uploadAvatar(file: File): Promise<Outcome> {
   }
 }
 
-/** Signs out on this device (errors only logged, docs/product.md §8), then goes home. */
+/** Signs out on this device (errors only logged, docs/product.md, Messages and errors), then goes home. */
 export async function logout(): Promise<void> {
   leaving = true;
   try {

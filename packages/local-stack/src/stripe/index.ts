@@ -1,0 +1,154 @@
+/**
+ * The local stack's stand-in for Stripe: the part of Stripe's API the product calls (`/v1/...`,
+ * ./api.ts) on the stack's own origin, the hosted checkout page and a local dashboard
+ * (`/_local/stripe`, ./pages.ts), the payment lifecycle (./payments.ts), receipts (their pages and
+ * e-mails into the outbox, ./receipts.ts) and signed webhook deliveries with retries
+ * (./webhooks.ts), all kept in the data folder (./store.ts). The functions reach it with the real
+ * `stripe` library when no STRIPE_SECRET_KEY is set (packages/local-stack/src/functions.ts).
+ * `StripeStandIn` is the handle tests use: its keys, the steps a person takes on the dashboard
+ * (settle, fail, refund, expire), the delivery log and `idle()`. Dev and test only: production is
+ * Stripe.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { load } from "js-yaml";
+import type { Mailer } from "../mail.ts";
+import { PROJECT_ROOT } from "../project.ts";
+import { handleApi } from "./api.ts";
+import { createPayments, NO_REQUEST } from "./payments.ts";
+import { CHECKOUT_PATH, STRIPE_PAGES_PATH, stripePage } from "./pages.ts";
+import { type CustomerEmails, createReceipts, RECEIPTS_PATH } from "./receipts.ts";
+import { openStore, type Delivery, type StripeObject } from "./store.ts";
+import { createDeliverer, DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS } from "./webhooks.ts";
+
+export { API_VERSION } from "./objects.ts";
+export { signatureHeader } from "./webhooks.ts";
+export type { Delivery } from "./store.ts";
+export { CHECKOUT_PATH, RECEIPTS_PATH, STRIPE_PAGES_PATH };
+export type { CustomerEmails };
+
+/** Where the API answers, on the stack's origin. */
+export const STRIPE_API_PREFIX = "/v1";
+
+/** The webhook function the events go to, on the stack. */
+export const WEBHOOK_PATH = "/functions/v1/stripe-webhook";
+
+export interface StripeOptions {
+  /** Delays between a failed delivery and its retries; default 2 s, 10 s, 1 min, 5 min, 30 min, 2 h. */
+  retryDelaysMs?: number[];
+  /** How long the endpoint has to answer a delivery; default 20 s. */
+  timeoutMs?: number;
+  /** Where events are delivered; default the stack's `/functions/v1/stripe-webhook`. */
+  webhookUrl?: string;
+  /** Make the catalogue's products and prices (functions/_shared/catalogue.ts) at start; default true. */
+  catalogue?: boolean;
+  /** The account's Customer emails settings ("Successful payments", "Refunds"); both off by default. */
+  customerEmails?: CustomerEmails;
+}
+
+/** The stand-in as tests and scripts drive it. */
+export interface StripeStandIn {
+  secretKey: string;
+  webhookSecret: string;
+  /** The API's address: STRIPE_API_URL for the `stripe` library (the stack's URL). */
+  apiUrl: string;
+  webhookUrl: string;
+  /** The local dashboard. */
+  dashboardUrl: string;
+  /** Settles a session's pending bank debit (checkout.session.async_payment_succeeded). */
+  settle(sessionId: string): StripeObject;
+  /** Fails a session's pending bank debit (checkout.session.async_payment_failed). */
+  fail(sessionId: string): StripeObject;
+  /** Refunds in full the payment of a session (cs_…) or a PaymentIntent (pi_…). */
+  refund(sessionOrPaymentIntent: string): StripeObject;
+  /** Expires an open session (checkout.session.expired). */
+  expire(sessionId: string): StripeObject;
+  /** The delivery log, in the order the events were made. */
+  deliveries(): Delivery[];
+  /** Resolves when no delivery is pending or under way. */
+  idle(): Promise<void>;
+}
+
+export interface StripeService {
+  handle: StripeStandIn;
+  /** Answers `/v1/...`. */
+  api(request: Request): Promise<Response>;
+  /** Answers the `/_local/stripe` pages; null for other paths. */
+  page(request: Request): Promise<Response | null>;
+  close(): Promise<void>;
+}
+
+/** The merchant's name on the hosted page: content/site.yaml's brand. */
+function brandOf(root: string): string {
+  try {
+    const site = load(readFileSync(join(root, "content", "site.yaml"), "utf8")) as { site?: { brand?: string } };
+    return site?.site?.brand || "Advisor Accelerator";
+  } catch {
+    return "Advisor Accelerator";
+  }
+}
+
+export function createStripe(options: StripeOptions & { url: string; dataDir?: string; mail: Mailer }): StripeService {
+  const store = openStore(options.dataDir || undefined);
+  const webhookUrl = options.webhookUrl ?? `${options.url}${WEBHOOK_PATH}`;
+  const deliverer = createDeliverer(store, {
+    url: webhookUrl,
+    secret: store.keys.webhookSecret,
+    retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  });
+  const brand = brandOf(PROJECT_ROOT);
+  const receipts = createReceipts({
+    store,
+    mail: options.mail,
+    brand,
+    url: options.url,
+    secretKey: store.keys.secretKey,
+    customerEmails: options.customerEmails,
+  });
+  const payments = createPayments(store, deliverer, brand, receipts);
+  // Sessions that expired while the stack was stopped expire now, as Stripe would have.
+  payments.sweep();
+
+  const handle: StripeStandIn = {
+    secretKey: store.keys.secretKey,
+    webhookSecret: store.keys.webhookSecret,
+    apiUrl: options.url,
+    webhookUrl,
+    dashboardUrl: `${options.url}${STRIPE_PAGES_PATH}`,
+    settle: (id) => payments.settle(id),
+    fail: (id) => payments.fail(id),
+    refund(target) {
+      let paymentIntent = target;
+      if (target.startsWith("cs_")) {
+        const session = store.get("checkout.session", target);
+        if (!session) throw new Error(`No such checkout.session: '${target}'`);
+        paymentIntent = (session.payment_intent as string | null) ?? "";
+      }
+      return payments.refund({ paymentIntent }, {}, NO_REQUEST);
+    },
+    expire: (id) => payments.expire(id, NO_REQUEST),
+    deliveries: () => structuredClone(Object.values(store.state.deliveries).sort((a, b) => a.seq - b.seq)),
+    idle: () => deliverer.idle(),
+  };
+
+  return {
+    handle,
+    api: (request) => handleApi(request, { store, payments, url: options.url, checkoutPath: CHECKOUT_PATH }),
+    page: (request) =>
+      stripePage(request, {
+        payments,
+        brand,
+        url: options.url,
+        secretKey: store.keys.secretKey,
+        webhookSecret: store.keys.webhookSecret,
+        webhookUrl,
+        resend: (id) => deliverer.resend(id),
+        receipt: (pathname) => receipts.page(pathname),
+      }),
+    async close() {
+      await deliverer.close();
+      store.flush();
+    },
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * What the `checkout-status` function (functions/checkout-status/handler.ts) answers about one
+ * Checkout Session, and what the success page (src/features/checkout/success.ts) reads from it.
+ */
+
+/**
+ * Where the payment stands: `paid`; `processing` (a bank debit, days to clear); `failed` (declined
+ * after the checkout); `open` (not paid yet: the buyer came here without finishing); `expired`.
+ */
+export type PaymentState = "paid" | "processing" | "failed" | "open" | "expired";
+
+export interface CheckoutStatus {
+  state: PaymentState;
+  /** The program bought: its name, its checkout key and its course in the member area (/portal/courses/<id>). */
+  program: { name: string; key: string; course: string };
+  amountCents: number;
+  currency: string;
+  /** Where the receipt and the access e-mail go. */
+  email: string | null;
+  /** The order reference the e-mails and the purchase history show. */
+  reference: string;
+}

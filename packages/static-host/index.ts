@@ -1,0 +1,262 @@
+/**
+ * @advisor-accelerator/static-host: serves a built site the way the static CDN does (README.md
+ * here): pretty URLs (`/mindset` -> `mindset.html`), gzip for text, long caching for hashed
+ * assets, the rewrites of the build's `_redirects` file (public/_redirects), the headers of its
+ * `_headers` file (written by src/integrations/security-headers.mjs), and the 404 page. The local
+ * stack (packages/local-stack/) serves the site with it; `scripts/serve.ts` and the bench serve it
+ * alone. Dev and test only: production is the CDN itself.
+ */
+import { createReadStream } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { extname, join, normalize, resolve } from "node:path";
+import { createGzip } from "node:zlib";
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+  ".xml": "application/xml; charset=utf-8",
+  ".txt": "text/plain; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".webp": "image/webp",
+  ".avif": "image/avif",
+  ".ico": "image/x-icon",
+  ".woff2": "font/woff2",
+  ".webmanifest": "application/manifest+json",
+};
+const COMPRESSIBLE = new Set([".html", ".css", ".js", ".mjs", ".json", ".xml", ".txt", ".svg", ".webmanifest"]);
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The hosts' own configuration files: read by the host, never served (Netlify, Cloudflare Pages). */
+const HOST_FILES = new Set(["/_redirects", "/_headers"]);
+
+/** Maps a URL path to the built file that answers it, or null. */
+export async function resolveFile(root: string, pathname: string): Promise<string | null> {
+  let path: string;
+  try {
+    path = decodeURIComponent(pathname);
+  } catch {
+    return null;
+  }
+  const safe = normalize(path).replace(/^(\.\.[/\\])+/, "");
+  if (HOST_FILES.has(safe)) return null;
+  const base = join(root, safe);
+  if (!base.startsWith(root)) return null;
+  const candidates = safe.endsWith("/") ? [join(base, "index.html")] : [base, `${base}.html`, join(base, "index.html")];
+  for (const file of candidates) if (await isFile(file)) return file;
+  return null;
+}
+
+/** One rewrite of a `_redirects` file: `from` exact, or a prefix when it ends in `/*` (a splat). */
+export interface Rewrite {
+  from: string;
+  to: string;
+  splat: boolean;
+}
+
+/**
+ * Reads a `_redirects` file (Netlify's format, which Cloudflare Pages reads too): one rule a line,
+ * `from to [status]`, `#` starting a comment line. Only the forms the site ships are supported:
+ * a status 200 rewrite from an exact path or a path ending in `/*`, to a path of the site. Any
+ * other line is returned in `unsupported`, so the local stack says so instead of quietly serving
+ * something else than the host would.
+ */
+export function parseRedirects(text: string): { rules: Rewrite[]; unsupported: string[] } {
+  const rules: Rewrite[] = [];
+  const unsupported: string[] = [];
+  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (!line || line.startsWith("#")) continue;
+    const [from = "", to = "", status, ...rest] = line.split(/\s+/);
+    const splat = from.endsWith("/*");
+    const prefix = splat ? from.slice(0, -1) : from;
+    const supported =
+      status === "200" &&
+      rest.length === 0 &&
+      prefix.startsWith("/") &&
+      !/[*:]/.test(prefix) &&
+      to.startsWith("/") &&
+      !to.startsWith("//") &&
+      !/[*:?#]/.test(to);
+    if (supported) rules.push({ from: prefix, to, splat });
+    else unsupported.push(`line ${i + 1}: ${line}`);
+  }
+  return { rules, unsupported };
+}
+
+/**
+ * The path a request is rewritten to, or null: the first rule that matches, in the file's order,
+ * compared with the path as requested (still %-encoded), as both hosts match. A splat matches
+ * anything after its prefix, however many segments.
+ */
+export function rewriteOf(rules: readonly Rewrite[], pathname: string): string | null {
+  for (const rule of rules) {
+    if (rule.splat ? pathname.startsWith(rule.from) : pathname === rule.from) return rule.to;
+  }
+  return null;
+}
+
+/** One rule of a `_headers` file: an exact path, or a prefix when it ends in `*` (a splat). */
+export interface HeaderRule {
+  path: string;
+  splat: boolean;
+  headers: [string, string][];
+}
+
+/**
+ * Reads a `_headers` file (Netlify's format, which Cloudflare Pages reads too): a path on a line of
+ * its own, then its headers indented, `Name: value` a line; `#` starts a comment line. Paths are
+ * exact or end in a `*` splat; placeholders (`:name`) and absolute URLs are returned in
+ * `unsupported`, as for `_redirects`.
+ */
+export function parseHeaders(text: string): { rules: HeaderRule[]; unsupported: string[] } {
+  const rules: HeaderRule[] = [];
+  const unsupported: string[] = [];
+  let current: HeaderRule | null = null;
+  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (!line || line.startsWith("#")) continue;
+    if (!/^\s/.test(raw)) {
+      const splat = line.endsWith("*");
+      const path = splat ? line.slice(0, -1) : line;
+      current = path.startsWith("/") && !/[*:\s]/.test(path) ? { path, splat, headers: [] } : null;
+      if (current) rules.push(current);
+      else unsupported.push(`line ${i + 1}: ${line}`);
+      continue;
+    }
+    const colon = line.indexOf(":");
+    if (current && colon > 0) current.headers.push([line.slice(0, colon).trim(), line.slice(colon + 1).trim()]);
+    else if (current) unsupported.push(`line ${i + 1}: ${line}`);
+  }
+  return { rules, unsupported };
+}
+
+/**
+ * The headers of a request's path: every matching rule applies, in the file's order, and a header
+ * named by several is joined with ", " (both hosts do so).
+ */
+export function headersOf(rules: readonly HeaderRule[], pathname: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const rule of rules) {
+    if (!(rule.splat ? pathname.startsWith(rule.path) : pathname === rule.path)) continue;
+    for (const [name, value] of rule.headers) {
+      const key = name.toLowerCase();
+      headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
+    }
+  }
+  return headers;
+}
+
+const warned = new Set<string>();
+const headerCache = new Map<string, { mtimeMs: number; rules: HeaderRule[] }>();
+
+/** The rules of the site's `_headers` file, read again when the file changes (a rebuild). */
+async function siteHeaders(root: string): Promise<HeaderRule[]> {
+  const file = join(root, "_headers");
+  let mtimeMs: number;
+  try {
+    mtimeMs = (await stat(file)).mtimeMs;
+  } catch {
+    return [];
+  }
+  const cached = headerCache.get(file);
+  if (cached?.mtimeMs === mtimeMs) return cached.rules;
+  const { rules, unsupported } = parseHeaders(await readFile(file, "utf8"));
+  for (const line of unsupported) {
+    if (warned.has(`_headers ${line}`)) continue;
+    warned.add(`_headers ${line}`);
+    console.warn(`_headers ${line}: not applied (the local static host supports exact paths and splats)`);
+  }
+  headerCache.set(file, { mtimeMs, rules });
+  return rules;
+}
+
+/** The rewrites of the site's `_redirects` file, read anew each time (a rebuild may change it). */
+async function siteRewrites(root: string): Promise<Rewrite[]> {
+  let text: string;
+  try {
+    text = await readFile(join(root, "_redirects"), "utf8");
+  } catch {
+    return [];
+  }
+  const { rules, unsupported } = parseRedirects(text);
+  for (const line of unsupported) {
+    if (warned.has(line)) continue;
+    warned.add(line);
+    console.warn(`_redirects ${line}: not applied (the local static host supports status 200 rewrites to a path only)`);
+  }
+  return rules;
+}
+
+/**
+ * A request handler for the static site in `dir`. A file that exists answers first (Netlify's
+ * shadowing); else a rewrite of `_redirects` answers with its target's file, keeping the address;
+ * else the site's 404 page.
+ */
+export function staticHandler(dir: string) {
+  const root = resolve(dir);
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.writeHead(405, { allow: "GET, HEAD" }).end();
+      return;
+    }
+    // Canonical URLs have no trailing slash; redirect like the CDN's pretty-URL rule does.
+    if (url.pathname.length > 1 && url.pathname.endsWith("/")) {
+      res.writeHead(301, { location: url.pathname.slice(0, -1) + url.search }).end();
+      return;
+    }
+    let file = await resolveFile(root, url.pathname);
+    if (!file) {
+      const target = rewriteOf(await siteRewrites(root), url.pathname);
+      if (target) file = await resolveFile(root, target);
+    }
+    let status = 200;
+    if (!file) {
+      status = 404;
+      file = join(root, "404.html");
+      // No 404 page (a build still running, or none): a plain answer rather than a crash.
+      if (!(await isFile(file))) {
+        res
+          .writeHead(404, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" })
+          .end("Not found");
+        return;
+      }
+    }
+    const ext = extname(file);
+    const headers: Record<string, string> = {
+      "content-type": TYPES[ext] ?? "application/octet-stream",
+      "cache-control": url.pathname.startsWith("/_astro/")
+        ? "public, max-age=31536000, immutable"
+        : "public, max-age=0, must-revalidate",
+      vary: "accept-encoding",
+      // The build's own headers (src/integrations/security-headers.mjs), matched on the path as
+      // requested, as the host matches them.
+      ...headersOf(await siteHeaders(root), url.pathname),
+    };
+    const gzip = COMPRESSIBLE.has(ext) && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
+    if (gzip) headers["content-encoding"] = "gzip";
+    res.writeHead(status, headers);
+    if (req.method === "HEAD") {
+      res.end();
+      return;
+    }
+    const stream = createReadStream(file);
+    // A file removed between the lookup and the read (a rebuild) ends the answer, not the server.
+    stream.on("error", () => res.destroy());
+    (gzip ? stream.pipe(createGzip()) : stream).pipe(res);
+  };
+}
