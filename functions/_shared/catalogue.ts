@@ -50,3 +50,6 @@ export const CATALOGUE: readonly CatalogueProduct[] = [
 
 /** Where the leads function sends each consultation request (content/site.yaml `site.contact.email`). */
 export const BUSINESS_EMAIL = "success@advisoraccelerator.com";
+
+/** The business's name, as the e-mails sign and brand them (content/site.yaml `site.brand`). */
+export const BRAND = "Advisor Accelerator";

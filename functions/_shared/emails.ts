@@ -7,10 +7,9 @@
  */
 import type { AttributionKey } from "../../packages/shared/checkout-request.ts";
 import { formatCents } from "../../packages/shared/money.ts";
+// The business as its e-mails name it: content/site.yaml's brand, through the generated catalogue.
+import { BRAND } from "./catalogue.ts";
 import type { Email } from "./mail.ts";
-
-/** The business as its e-mails name it. */
-export const BRAND = "Advisor Accelerator";
 
 const escape = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);

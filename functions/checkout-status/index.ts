@@ -1,16 +1,5 @@
-/**
- * Supabase Edge (Deno) entry of `checkout-status`: checks the function's environment once, at start (a
- * missing or malformed secret stops the boot with a message naming it), then serves the Web
- * handler.
- */
-import { checkEnv } from "../_shared/env.ts";
+/** Supabase Edge (Deno) entry of `checkout-status`: its environment checked at start, then its handler (functions/_shared/serve.ts). */
+import { serve } from "../_shared/serve.ts";
 import handler, { ENV } from "./handler.ts";
 
-declare const Deno: {
-  serve(handler: (request: Request) => Promise<Response>): unknown;
-  env: { toObject(): Record<string, string> };
-};
-
-const env = Deno.env.toObject();
-checkEnv(env, ENV, "checkout-status");
-Deno.serve((request) => handler(request, env));
+serve("checkout-status", handler, ENV);

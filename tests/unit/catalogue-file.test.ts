@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CATALOGUE_FILE, catalogueSource, syncCatalogue } from "../../scripts/catalogue.ts";
-import { BUSINESS_EMAIL, CATALOGUE } from "../../functions/_shared/catalogue.ts";
+import { BRAND, BUSINESS_EMAIL, CATALOGUE } from "../../functions/_shared/catalogue.ts";
 import { loadPrograms } from "./content-files";
 
 describe("the functions' catalogue", () => {
@@ -39,6 +39,23 @@ describe("the functions' catalogue", () => {
       const site = join(dir, "content/site.yaml");
       writeFileSync(site, readFileSync(site, "utf8").replace(`email: ${BUSINESS_EMAIL}`, "email: leads@example.com"));
       expect(await catalogueSource(join(dir, "content"))).toContain('BUSINESS_EMAIL = "leads@example.com"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("signs the e-mails with the brand of content/site.yaml, and follows a rename", async () => {
+    const brand = /^ {2}brand: (.+)$/m.exec(readFileSync(join(import.meta.dirname, "../../content/site.yaml"), "utf8"));
+    expect(BRAND).toBe(brand?.[1]);
+    const dir = mkdtempSync(join(tmpdir(), "catalogue-"));
+    try {
+      cpSync(join(import.meta.dirname, "../../content/programs"), join(dir, "content/programs"), { recursive: true });
+      cpSync(join(import.meta.dirname, "../../content/site.yaml"), join(dir, "content/site.yaml"));
+      const site = join(dir, "content/site.yaml");
+      writeFileSync(site, readFileSync(site, "utf8").replace(`brand: ${BRAND}`, "brand: Meridian Advisor Academy"));
+      expect(await catalogueSource(join(dir, "content"))).toContain('BRAND = "Meridian Advisor Academy"');
+      writeFileSync(site, readFileSync(site, "utf8").replace("brand: Meridian Advisor Academy", "brand: ''"));
+      await expect(catalogueSource(join(dir, "content"))).rejects.toThrow("site.brand");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
