@@ -42,7 +42,7 @@ export default tseslint.config(
     rules: reactHooks.configs.recommended.rules,
   },
   {
-    files: ["scripts/**/*.ts", "tools/**/*.ts", "src/integrations/**/*.mjs", "*.config.*", "tests/**/*.ts"],
+    files: ["scripts/**/*.ts", "tools/**/*.ts", "src/integrations/**/*.ts", "*.config.*", "tests/**/*.ts"],
     languageOptions: { globals: { ...globals.node } },
   },
   {

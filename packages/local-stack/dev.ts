@@ -2,7 +2,7 @@
  * `npm run dev`: Astro's dev server with hot reload on PORT (4321), and beside it the local
  * stack's API on API_PORT (54321, the Supabase CLI's port) with the same data folder as
  * `npm start` (.data/, or DATA_DIR; not both at once). The site's supabase-js is pointed at it
- * with its anon key (the site has no default, astro.config.mjs), /apply embeds its booking
+ * with its anon key (the site has no default, astro.config.ts), /apply embeds its booking
  * stand-in (the consultation pages have the site's own form, as the content ships), and e-mailed
  * links lead back to the dev server.
  * HOST opens the API to other machines, with a warning. Once the dev server answers, the lessons

@@ -1,7 +1,7 @@
 /**
  * Reading a JSON Web Token's claims without verifying it: what the build needs to tell the
  * project's public anon key from a secret one (src/lib/supabase-url.ts), to find a leaked token
- * in the published files (src/integrations/secret-scan.mjs), and what the functions' start needs
+ * in the published files (src/integrations/secret-scan.ts), and what the functions' start needs
  * to tell the service-role key from another (functions/_shared/env.ts). None of them trusts the
  * claims: a key's signature is checked where it is used, by Supabase.
  */

@@ -2,7 +2,7 @@
  * @advisor-accelerator/static-host: serves a built site the way the static CDN does (README.md
  * here): pretty URLs (`/mindset` -> `mindset.html`), gzip for text, long caching for hashed
  * assets, the rewrites of the build's `_redirects` file (public/_redirects), the headers of its
- * `_headers` file (written by src/integrations/security-headers.mjs), and the 404 page. The local
+ * `_headers` file (written by src/integrations/security-headers.ts), and the 404 page. The local
  * stack (packages/local-stack/) serves the site with it; `scripts/serve.ts` and the bench serve it
  * alone. Dev and test only: production is the CDN itself.
  */
@@ -243,7 +243,7 @@ export function staticHandler(dir: string) {
         ? "public, max-age=31536000, immutable"
         : "public, max-age=0, must-revalidate",
       vary: "accept-encoding",
-      // The build's own headers (src/integrations/security-headers.mjs), matched on the path as
+      // The build's own headers (src/integrations/security-headers.ts), matched on the path as
       // requested, as the host matches them.
       ...headersOf(await siteHeaders(root), url.pathname),
     };

@@ -6,7 +6,7 @@ import { titleWithBrand } from "./title";
 
 /**
  * content/site.yaml, with `{brand}` filled in (src/lib/copy.ts) and the embed URLs a build may
- * override from the environment (astro.config.mjs).
+ * override from the environment (astro.config.ts).
  */
 export async function getSite() {
   const entry = await getEntry("site", "site");

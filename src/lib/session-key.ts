@@ -1,6 +1,6 @@
 /**
  * The localStorage key supabase-js persists a project's session under: `sb-<first host label>-auth-token`.
- * The build computes it once (astro.config.mjs), so marketing pages carry the key, not the
+ * The build computes it once (astro.config.ts), so marketing pages carry the key, not the
  * project's URL.
  */
 export function sessionStorageKey(supabaseUrl: string): string {

@@ -1,7 +1,7 @@
 /**
  * The site's public origin, which canonical URLs, Open Graph URLs, the sitemap and robots.txt
  * use: `url` in content/site.yaml (the business's domain), or `SITE_URL` for a preview deploy.
- * Read by astro.config.mjs at build time.
+ * Read by astro.config.ts at build time.
  */
 import { load } from "js-yaml";
 

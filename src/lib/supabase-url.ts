@@ -1,6 +1,6 @@
 /**
  * The Supabase project the browser talks to (PUBLIC_SUPABASE_URL, PUBLIC_SUPABASE_ANON_KEY),
- * checked when the site is built (astro.config.mjs), before anything is written: a missing or
+ * checked when the site is built (astro.config.ts), before anything is written: a missing or
  * malformed value stops the build with a message naming the variable, instead of a site whose
  * every sign-in fails. Neither has a default. A build is of the site you deploy unless the local
  * stack asks for its own: the URL must then be the hosted project's (https, not this machine) and

@@ -1,7 +1,7 @@
 /**
  * The course bundle: every lesson with its rendered body, video and downloads, for
  * `npm run course:publish` to put in the database. It is built like any page, then moved out of
- * the site by src/integrations/course-bundle.mjs before anything else reads the output, so it
+ * the site by src/integrations/course-bundle.ts before anything else reads the output, so it
  * never reaches the CDN (tests/tooling/course-bundle.test.ts checks the built site). Under
  * `astro dev` it is served on the dev server, from which `npm run dev` publishes to its stack.
  */

@@ -11,7 +11,7 @@
  */
 import { expect, type Page, type Request, test } from "@playwright/test";
 import { CANCELLED_NOTICE, CHECKOUT_ERROR, PENDING_CHECKOUT_STORAGE_KEY } from "../../src/features/checkout/logic";
-import { svgDataUri } from "../../src/integrations/critical-css.mjs";
+import { svgDataUri } from "../../src/integrations/critical-css.ts";
 import { formatCents } from "../../packages/shared/money.ts";
 import { loadPrograms } from "../unit/content-files";
 import { axeViolations, VIEWPORTS } from "./axe";

@@ -1,5 +1,5 @@
 /**
- * The build's `_headers` (src/integrations/security-headers.mjs), served as the host serves them
+ * The build's `_headers` (src/integrations/security-headers.ts), served as the host serves them
  * (packages/static-host/index.ts applies the file): every page and portal view runs under its
  * Content-Security-Policy with no violation, an injected inline script is refused, the pages
  * where the session lives cannot be framed, and the embeds of the fixture site (a scheduling

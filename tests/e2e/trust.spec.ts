@@ -64,7 +64,7 @@ for (const screen of SCREENS) {
         await expect(still).toBeVisible();
 
         // The hero's largest paint is its text or its still, which arrives inside the HTML
-        // (src/integrations/critical-css.mjs inlines it), eager and drawn at no more than its size.
+        // (src/integrations/critical-css.ts inlines it), eager and drawn at no more than its size.
         await page.evaluate(() => window.scrollTo(0, 0));
         const lcp = await page.waitForFunction(() => (window as unknown as { lcp?: Element | null }).lcp ?? null);
         const largest = await lcp.evaluate((found) => {

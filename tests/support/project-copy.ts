@@ -14,7 +14,7 @@ const root = join(import.meta.dirname, "../..");
 const run = promisify(execFile);
 
 // packages/shared/: the site imports what it shares with the functions (the checkout and lead requests) from there.
-const SOURCES = ["src", "content", "public", "packages/shared", "astro.config.mjs", "package.json", "tsconfig.json"];
+const SOURCES = ["src", "content", "public", "packages/shared", "astro.config.ts", "package.json", "tsconfig.json"];
 
 export interface ProjectCopy {
   dir: string;
@@ -33,7 +33,7 @@ export function copyProject(): ProjectCopy {
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
   writeFileSync(
     join(dir, "astro.copy.config.mjs"),
-    'import config from "./astro.config.mjs";\nexport default { ...config, cacheDir: "./.astro-cache" };\n',
+    'import config from "./astro.config.ts";\nexport default { ...config, cacheDir: "./.astro-cache" };\n',
   );
   return {
     dir,

@@ -2,7 +2,7 @@
  * The lessons never reach the public CDN: a production build of a copy of the project holds no
  * sentence of any lesson's body, no video id and no download in any file it writes (pages,
  * scripts, styles, the sitemap, the host's files), while the course bundle beside it
- * (`dist-course/`, src/integrations/course-bundle.mjs) holds every lesson for
+ * (`dist-course/`, src/integrations/course-bundle.ts) holds every lesson for
  * `npm run course:publish`. The outline (titles, durations, summaries) is public, as the
  * curriculum is.
  */

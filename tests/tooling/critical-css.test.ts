@@ -14,7 +14,7 @@ import {
   pruneCustomProperties,
   svgDataUri,
   unwrapWhere,
-} from "../../src/integrations/critical-css.mjs";
+} from "../../src/integrations/critical-css.ts";
 
 const dist = mkdtempSync(join(tmpdir(), "critical-css-"));
 afterAll(() => rmSync(dist, { recursive: true, force: true }));

@@ -45,7 +45,6 @@ const TOP_FILES = [
   "README.md",
   "DEPLOY.md",
   "package.json",
-  "astro.config.mjs",
   "astro.config.ts",
   "tsconfig.json",
   "playwright.config.ts",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { scanElements, topLevelBlocks } from "../../src/integrations/html-blocks.mjs";
+import { scanElements, topLevelBlocks } from "../../src/integrations/html-blocks.ts";
 
 const PAGE = [
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>a <b> title</title>`,

@@ -1,6 +1,6 @@
 import { init } from "es-module-lexer";
 import { beforeAll, describe, expect, it } from "vitest";
-import { addPreloads, deferToLoad, preloadsFor, staticImports } from "../../src/integrations/module-preload.mjs";
+import { addPreloads, deferToLoad, preloadsFor, staticImports } from "../../src/integrations/module-preload.ts";
 
 beforeAll(async () => {
   await init;

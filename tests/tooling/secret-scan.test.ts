@@ -1,10 +1,10 @@
-/** The build refuses to publish a secret (src/integrations/secret-scan.mjs); the anon key may appear. */
+/** The build refuses to publish a secret (src/integrations/secret-scan.ts); the anon key may appear. */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { apiKey } from "@advisor-accelerator/local-stack";
-import { scanDirectory, secretsIn } from "../../src/integrations/secret-scan.mjs";
+import { scanDirectory, secretsIn } from "../../src/integrations/secret-scan.ts";
 
 describe("secret scan", () => {
   it("lets the public anon key through", () => {

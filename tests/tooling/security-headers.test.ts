@@ -1,4 +1,4 @@
-/** The build's `_headers` (src/integrations/security-headers.mjs): one policy per page, from what the page holds. */
+/** The build's `_headers` (src/integrations/security-headers.ts): one policy per page, from what the page holds. */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
@@ -11,7 +11,7 @@ import {
   routeOf,
   splatPrefixes,
   withMetaPolicy,
-} from "../../src/integrations/security-headers.mjs";
+} from "../../src/integrations/security-headers.ts";
 
 const sha = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
 const SUPABASE = "https://abcd.supabase.co";

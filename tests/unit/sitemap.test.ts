@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { isNoindex, sitemapXml } from "../../src/integrations/sitemap.mjs";
+import { isNoindex, sitemapXml } from "../../src/integrations/sitemap.ts";
 
 it("lists every page once at its absolute URL, without the error pages", () => {
   const xml = sitemapXml("https://advisoraccelerator.com", ["", "dmca", "dmca/", "404", "advisor-os/details"]);

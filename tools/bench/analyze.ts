@@ -222,7 +222,7 @@ export function parseHtml(html: string): ParsedHtml {
   const applies = (l: Link) => !l.attrs.media || /^\s*(all|screen)\s*$/i.test(l.attrs.media);
   const blockingStylesheets = stylesheets.filter((l) => l.inHead && applies(l)).map((l) => l.href);
   // Loaded without blocking: switched on when loaded (media="print" onload="this.media='all'" and
-  // the like), or added by a script from <noscript data-href> (src/integrations/critical-css.mjs).
+  // the like), or added by a script from <noscript data-href> (src/integrations/critical-css.ts).
   // The stylesheets a script adds from <noscript data-href>.
   const scriptedStylesheets = noscripts.flatMap((n) => n.attrs["data-href"] || []);
   const deferredStylesheets = [

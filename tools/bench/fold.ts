@@ -5,7 +5,7 @@
 // first screen can be drawn: it should fit the first 14 KB of the response (TCP's initial
 // congestion window), so that screen arrives in the first round trip.
 import { gzipSync } from "node:zlib";
-import { topLevelBlocks } from "../../src/integrations/html-blocks.mjs";
+import { topLevelBlocks } from "../../src/integrations/html-blocks.ts";
 import { firstLine } from "./errors.ts";
 
 /** Lighthouse's mobile screen (its default `screenEmulation`). */

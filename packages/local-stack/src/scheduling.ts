@@ -490,7 +490,7 @@ export async function handleScheduling(
 
 /**
  * The widget's embed script, which the site loads on /apply as it will load the provider's (the
- * page's policy lets it run, src/integrations/security-headers.mjs). A provider's script would
+ * page's policy lets it run, src/integrations/security-headers.ts). A provider's script would
  * resize its frames its own way; the stand-in's frames speak the site's height protocol
  * (src/scripts/visit.ts), so this one has nothing left to do.
  */

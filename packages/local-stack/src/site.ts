@@ -1,7 +1,7 @@
 /**
  * The site on the local stack, as `npm start` (packages/local-stack/start.ts) and the end-to-end
  * tests serve it: built for the stack's own address and key (`npm run build` builds only for a
- * hosted project, astro.config.mjs), and served only once it is built. Dev and test only.
+ * hosted project, astro.config.ts), and served only once it is built. Dev and test only.
  */
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";

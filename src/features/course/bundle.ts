@@ -1,6 +1,6 @@
 /**
  * The course bundle's shape: what the build writes (src/pages/course-bundle.json.ts, moved out of
- * the site by src/integrations/course-bundle.mjs) and `npm run course:publish`
+ * the site by src/integrations/course-bundle.ts) and `npm run course:publish`
  * (scripts/course.ts, src/features/course/publish.server.ts) reads. Rows are named as the database's columns
  * (supabase/migrations/*_member_area.sql), so the publisher passes them through.
  */

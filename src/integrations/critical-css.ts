@@ -25,8 +25,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import Beasties from "beasties";
+import type { AstroIntegration, AstroIntegrationLogger } from "astro";
 import postcss from "postcss";
-import { topLevelBlocks } from "./html-blocks.mjs";
+import { topLevelBlocks } from "./html-blocks.ts";
 
 const CONTAINER = "data-beasties-container";
 /** Marks the inlined critical CSS, for the bench and the tests. */
@@ -35,10 +36,8 @@ const CRITICAL = "data-critical";
 /**
  * Marks the first screen's markup for beasties: the body's blocks before <main>, the first
  * `sections` children of <main>, and the body's blocks after it (the footer).
- * @param {string} html
- * @param {{ sections?: number }} [options]
  */
-export function markFirstScreen(html, { sections = 4 } = {}) {
+export function markFirstScreen(html: string, { sections = 4 }: { sections?: number } = {}): string {
   const blocks = topLevelBlocks(html);
   const inMain = blocks.filter((b) => b.path.startsWith("main>"));
   const critical = blocks.filter((b) => !b.path.startsWith("main>") || inMain.indexOf(b) < sections);
@@ -53,8 +52,8 @@ export function markFirstScreen(html, { sections = 4 } = {}) {
 const VAR_REF = /var\(\s*(--[\w-]+)/g;
 
 /** The custom properties a piece of CSS or HTML reads with var(). */
-export function varReferences(text) {
-  return new Set([...text.matchAll(VAR_REF)].map((m) => m[1]));
+export function varReferences(text: string): Set<string> {
+  return new Set([...text.matchAll(VAR_REF)].flatMap((m) => (m[1] ? [m[1]] : [])));
 }
 
 /**
@@ -62,21 +61,18 @@ export function varReferences(text) {
  * styles) reads, directly or through another custom property, with their @property rules, and
  * any rule or block left empty. Tailwind declares every theme value and every --tw-* property
  * the site uses; a first screen reads a few of them.
- * @param {string} css
- * @param {Iterable<string>} [alsoReads]
  */
-export function pruneCustomProperties(css, alsoReads = []) {
+export function pruneCustomProperties(css: string, alsoReads: Iterable<string> = []): string {
   const root = postcss.parse(css);
   const used = new Set(alsoReads);
-  /** @type {Map<string, string[]>} */
-  const definitions = new Map();
+  const definitions = new Map<string, string[]>();
   root.walkDecls((decl) => {
     if (decl.prop.startsWith("--")) definitions.set(decl.prop, [...(definitions.get(decl.prop) ?? []), decl.value]);
     else for (const name of varReferences(decl.value)) used.add(name);
   });
   const queue = [...used];
-  while (queue.length) {
-    for (const value of definitions.get(queue.pop()) ?? []) {
+  for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
+    for (const value of definitions.get(name) ?? []) {
       for (const name of varReferences(value)) {
         if (!used.has(name)) {
           used.add(name);
@@ -106,8 +102,8 @@ export function pruneCustomProperties(css, alsoReads = []) {
 }
 
 /** The cascade layers of a stylesheet in the order it first names them. */
-export function layerOrder(css) {
-  const names = [];
+export function layerOrder(css: string): string[] {
+  const names: string[] = [];
   postcss.parse(css).walkAtRules("layer", (rule) => {
     for (const name of rule.params.split(",").map((n) => n.trim())) if (name && !names.includes(name)) names.push(name);
   });
@@ -119,9 +115,8 @@ export function layerOrder(css) {
  * becomes `.space-y-4>:not(:last-child)`. Beasties drops pseudo-classes with their arguments
  * before matching, which would leave nothing of Tailwind's space-y, divide-y and group-hover
  * rules, and so never inline them.
- * @param {string} selector
  */
-export function unwrapWhere(selector) {
+export function unwrapWhere(selector: string): string {
   let out = selector;
   for (;;) {
     const start = out.search(/:(?:where|is)\(/);
@@ -144,8 +139,7 @@ export function unwrapWhere(selector) {
 
 /** Beasties, matching Tailwind's :where() rules by what they wrap. */
 class TailwindBeasties extends Beasties {
-  /** @param {string} selector */
-  normalizeCssSelector(selector) {
+  normalizeCssSelector(selector: string): string {
     // @ts-expect-error: a method of the implementation, not of the typings
     return super.normalizeCssSelector(unwrapWhere(selector));
   }
@@ -178,10 +172,16 @@ const HREF = /\bhref="([^"]*)"/;
  * Inlines the critical CSS of one page: `process` is criticalCssProcessor()'s, `layers` the
  * stylesheets' layer order. The page's own stylesheets (`base` + *.css) are deferred (see above).
  * Only the head changes.
- * @param {string} html
- * @param {{ process: (html: string) => Promise<string>, layers?: string[], sections?: number, base?: string }} options
  */
-export async function inlineCritical(html, { process, layers = [], sections = 4, base = "/" }) {
+export async function inlineCritical(
+  html: string,
+  {
+    process,
+    layers = [],
+    sections = 4,
+    base = "/",
+  }: { process: (html: string) => Promise<string>; layers?: string[]; sections?: number; base?: string },
+): Promise<string> {
   const headEnd = html.search(/<\/head\s*>/i);
   if (headEnd < 0) return html;
   const processed = await process(markFirstScreen(html, { sections }));
@@ -191,10 +191,11 @@ export async function inlineCritical(html, { process, layers = [], sections = 4,
   // The one <style> beasties added (the critical rules of every linked stylesheet, merged).
   const before = new Set([...html.slice(0, headEnd).matchAll(STYLE)].map((m) => m[0]));
   const added = [...head.matchAll(STYLE)].filter((m) => !before.has(m[0]));
-  if (added.length !== 1) return html; // nothing inlined (no stylesheet beasties could read)
-  const [tag, css] = added[0];
+  // Nothing inlined (no stylesheet beasties could read), or more than the one merged <style>.
+  if (added.length !== 1 || !added[0]) return html;
+  const [tag, css = ""] = added[0];
   const reads = varReferences(html.slice(headEnd).replace(STYLE, ""));
-  for (const m of html.slice(0, headEnd).matchAll(STYLE)) for (const name of varReferences(m[1])) reads.add(name);
+  for (const m of html.slice(0, headEnd).matchAll(STYLE)) for (const name of varReferences(m[1] ?? "")) reads.add(name);
   head = head.replace(tag, () => `<style ${CRITICAL}>${pruneCustomProperties(css, reads)}</style>`);
   // The full stylesheets name their cascade layers in this order; the first stylesheet of the
   // page must too, or a layer it leaves out would land after the ones it names.
@@ -219,9 +220,8 @@ export async function inlineCritical(html, { process, layers = [], sections = 4,
 /**
  * Astro writes the one rule its islands need (`astro-island{display:contents}`) as a <style> in
  * <body>, before the first island; a <style> is only allowed in <head>, so it moves there.
- * @param {string} html
  */
-export function hoistIslandStyle(html) {
+export function hoistIslandStyle(html: string): string {
   const headEnd = html.search(/<\/head\s*>/i);
   if (headEnd < 0) return html;
   const body = html.slice(headEnd);
@@ -234,7 +234,7 @@ export function hoistIslandStyle(html) {
  * An SVG document as a data: URL: comments and the white space between tags dropped, quotes as
  * apostrophes, only what must be escaped escaped.
  */
-export function svgDataUri(svg) {
+export function svgDataUri(svg: string): string {
   return `data:image/svg+xml,${svg
     .replace(/<!--[\s\S]*?-->/g, "")
     .replace(/>\s+</g, "><")
@@ -249,20 +249,22 @@ export function svgDataUri(svg) {
  * as data: URLs, so the first screen's pictures arrive with the HTML instead of in requests of
  * their own. `readImage(src)` returns an image's SVG source, or null; images over `maxBytes`
  * keep their request.
- * @param {string} html
- * @param {{ readImage: (src: string) => Promise<string | null>, maxBytes?: number }} options
  */
-export async function inlineFirstScreenImages(html, { readImage, maxBytes = 2048 }) {
+export async function inlineFirstScreenImages(
+  html: string,
+  { readImage, maxBytes = 2048 }: { readImage: (src: string) => Promise<string | null>; maxBytes?: number },
+): Promise<string> {
   const blocks = topLevelBlocks(html);
   const hero = blocks.findIndex((b) => b.path === "main>0");
   const firstScreen = hero < 0 ? [] : blocks.slice(0, hero + 1);
-  const replacements = [];
+  const replacements: { at: number; length: number; uri: string }[] = [];
   for (const block of firstScreen) {
     for (const match of html.slice(block.start, block.end).matchAll(/<img\b[^>]*?\ssrc="([^"]+\.svg)"[^>]*>/g)) {
-      const svg = await readImage(match[1]);
+      const [tag, src = ""] = match;
+      const svg = await readImage(src);
       if (svg === null || Buffer.byteLength(svg) > maxBytes) continue;
-      const at = block.start + match.index + match[0].indexOf(`src="${match[1]}"`) + 5;
-      replacements.push({ at, length: match[1].length, uri: svgDataUri(svg) });
+      const at = block.start + match.index + tag.indexOf(`src="${src}"`) + 5;
+      replacements.push({ at, length: src.length, uri: svgDataUri(svg) });
     }
   }
   let out = html;
@@ -273,23 +275,34 @@ export async function inlineFirstScreenImages(html, { readImage, maxBytes = 2048
 }
 
 /** The critical CSS a built page inlines, or null. */
-export function criticalStyle(html) {
+export function criticalStyle(html: string): string | null {
   const match = html.match(new RegExp(`<style ${CRITICAL}>([\\s\\S]*?)</style>`));
-  return match ? match[1] : null;
+  return match?.[1] ?? null;
 }
 
 /**
  * The beasties run this integration makes on a page: the critical rules of the stylesheets (files
  * under `dir`, linked from `base`) inlined before their links, which it leaves in place for
  * inlineCritical() to defer; `alwaysInline` selectors inlined wherever their elements are.
- * @param {{ dir: string, base?: string, alwaysInline?: (string | RegExp)[], logger?: { warn: (m: string) => void, error: (m: string) => void } }} options
- * @returns {(html: string) => Promise<string>}
  */
-export function criticalCssProcessor({ dir, base = "/", alwaysInline = [], logger }) {
+export function criticalCssProcessor({
+  dir,
+  base = "/",
+  alwaysInline = [],
+  logger,
+}: {
+  dir: string;
+  base?: string;
+  alwaysInline?: (string | RegExp)[];
+  logger?: Pick<AstroIntegrationLogger, "warn" | "error">;
+}): (html: string) => Promise<string> {
   const beasties = new TailwindBeasties({
     path: dir,
     publicPath: base,
-    preload: false, // inlineCritical() defers the links itself
+    // inlineCritical() defers the links itself. Beasties leaves a link alone when `preload` is
+    // false (embedFetchedStylesheet in its source); its typings list only the strategies' names.
+    // @ts-expect-error: false is accepted by the implementation, not by the typings
+    preload: false,
     pruneSource: false, // the stylesheet is shared by every page
     reduceInlineStyles: false, // small inlined <style> blocks stay whole
     fonts: false,
@@ -304,7 +317,7 @@ export function criticalCssProcessor({ dir, base = "/", alwaysInline = [], logge
   return (html) => beasties.process(html);
 }
 
-async function htmlFiles(dir) {
+async function htmlFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
   return entries
     .filter((e) => e.isFile() && e.name.endsWith(".html"))
@@ -320,15 +333,16 @@ async function htmlFiles(dir) {
 export const FIRST_WINDOW_BYTES = 14 * 1024;
 
 /** Whether a page, gzipped (level 6, as servers do), fits the first round trip. */
-export const firstWindow = (html) => gzipSync(html).length <= FIRST_WINDOW_BYTES;
+export const firstWindow = (html: string): boolean => gzipSync(html).length <= FIRST_WINDOW_BYTES;
 
 /**
- * @param {{ sections?: number, alwaysInline?: (string | RegExp)[] }} [options] `sections`: how many
- * of <main>'s children make the first screen; `alwaysInline`: selectors whose rules are inlined on
- * every page, wherever their elements are (beasties' allowRules).
- * @returns {import("astro").AstroIntegration}
+ * `sections`: how many of <main>'s children make the first screen; `alwaysInline`: selectors whose
+ * rules are inlined on every page, wherever their elements are (beasties' allowRules).
  */
-export default function criticalCss({ sections = 4, alwaysInline = [] } = {}) {
+export default function criticalCss({
+  sections = 4,
+  alwaysInline = [],
+}: { sections?: number; alwaysInline?: (string | RegExp)[] } = {}): AstroIntegration {
   let base = "/";
   return {
     name: "critical-css",
@@ -340,20 +354,22 @@ export default function criticalCss({ sections = 4, alwaysInline = [] } = {}) {
       "astro:build:done": async ({ dir, logger }) => {
         const root = fileURLToPath(dir);
         const critical = criticalCssProcessor({ dir: root, base, alwaysInline, logger });
-        const layerCache = new Map();
-        const layersOf = async (html) => {
-          const names = [];
-          for (const [, href] of html.matchAll(/<link\b[^>]*rel="stylesheet"[^>]*href="([^"]+\.css)"/g)) {
-            if (!layerCache.has(href)) {
+        const layerCache = new Map<string, string[]>();
+        const layersOf = async (html: string) => {
+          const names: string[] = [];
+          for (const [, href = ""] of html.matchAll(/<link\b[^>]*rel="stylesheet"[^>]*href="([^"]+\.css)"/g)) {
+            let layers = layerCache.get(href);
+            if (!layers) {
               const file = join(root, href.replace(base, ""));
-              layerCache.set(href, await readFile(file, "utf8").then(layerOrder, () => []));
+              layers = await readFile(file, "utf8").then(layerOrder, () => []);
+              layerCache.set(href, layers);
             }
-            for (const name of layerCache.get(href)) if (!names.includes(name)) names.push(name);
+            for (const name of layers) if (!names.includes(name)) names.push(name);
           }
           return names;
         };
         // The site's own files only (under `base`, not on another origin).
-        const readImage = async (src) =>
+        const readImage = async (src: string): Promise<string | null> =>
           src.startsWith(base) && !src.startsWith("//")
             ? readFile(join(root, src.slice(base.length)), "utf8").catch(() => null)
             : null;

@@ -22,6 +22,16 @@ import { createHash } from "node:crypto";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { AstroIntegration } from "astro";
+
+/** A built page: the URL path it answers and its HTML. */
+export interface Page {
+  route: string;
+  html: string;
+}
+
+/** A `_headers` rule's headers, by name. */
+type Headers = Record<string, string>;
 
 /** Where the session lives: supabase-js runs there, and no third-party script may. */
 export const SESSION_PATHS = ["/login", "/forgot-password", "/reset-password", "/checkout", "/portal"];
@@ -29,7 +39,7 @@ export const SESSION_PATHS = ["/login", "/forgot-password", "/reset-password", "
 const WISTIA = ["https://fast.wistia.com", "https://fast.wistia.net", "https://*.wistia.com", "https://*.wistia.net"];
 
 /** Headers every response gets. */
-export const COMMON_HEADERS = {
+export const COMMON_HEADERS: Headers = {
   "Strict-Transport-Security": "max-age=31536000; includeSubDomains",
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "strict-origin-when-cross-origin",
@@ -42,18 +52,18 @@ export const MAX_LINE = 2000;
 
 const EXECUTABLE = new Set(["", "module", "text/javascript", "application/javascript"]);
 
-const attribute = (tag, name) => {
+const attribute = (tag: string, name: string): string | undefined => {
   const match = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, "i").exec(tag);
   return match ? (match[1] ?? match[2] ?? match[3]) : undefined;
 };
-const decode = (value) =>
+const decode = (value: string): string =>
   value
     .replace(/&amp;/g, "&")
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
     .replace(/&lt;/g, "<")
     .replace(/&gt;/g, ">");
-const originOf = (url) => {
+const originOf = (url: string): string | null => {
   try {
     const parsed = new URL(decode(url));
     return /^https?:$/.test(parsed.protocol) ? parsed.origin : null;
@@ -63,35 +73,42 @@ const originOf = (url) => {
 };
 
 /** `'sha256-…'` for each inline script the browser would run, in page order. */
-export function inlineScriptHashes(html) {
-  const hashes = [];
+export function inlineScriptHashes(html: string): string[] {
+  const hashes: string[] = [];
   for (const match of html.matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/gi)) {
     const tag = match[1] ?? "";
     if (attribute(tag, "src") !== undefined) continue;
     const type = (attribute(tag, "type") ?? "").trim().toLowerCase();
     if (!EXECUTABLE.has(type)) continue;
-    hashes.push(`'sha256-${createHash("sha256").update(match[2], "utf8").digest("base64")}'`);
+    hashes.push(
+      `'sha256-${createHash("sha256")
+        .update(match[2] ?? "", "utf8")
+        .digest("base64")}'`,
+    );
   }
   return [...new Set(hashes)];
 }
 
 /** The third parties a page embeds: frames and scripts of the scheduling provider, Wistia's video. */
-export function embedsOf(html) {
-  const frames = new Set();
-  const scripts = new Set();
+export function embedsOf(html: string): { frames: Set<string>; scripts: Set<string>; wistia: boolean } {
+  const frames = new Set<string>();
+  const scripts = new Set<string>();
   for (const match of html.matchAll(/<lead-embed\b[^>]*>/gi)) {
     const src = attribute(match[0], "data-src");
     const script = attribute(match[0], "data-script");
-    if (src && originOf(src)) frames.add(originOf(src));
-    if (script && originOf(script)) {
-      scripts.add(originOf(script));
+    const frame = src && originOf(src);
+    if (frame) frames.add(frame);
+    const scriptOrigin = script && originOf(script);
+    if (scriptOrigin) {
+      scripts.add(scriptOrigin);
       // The provider's embed script opens its own frames and calls its own API.
-      frames.add(originOf(script));
+      frames.add(scriptOrigin);
     }
   }
   for (const match of html.matchAll(/<iframe\b[^>]*>/gi)) {
     const src = attribute(match[0], "src");
-    if (src && originOf(src)) frames.add(originOf(src));
+    const frame = src && originOf(src);
+    if (frame) frames.add(frame);
   }
   // The OS page's player, and a video facade (src/components/VideoPlaceholder.astro) with a video,
   // which opens Wistia's player frame on click.
@@ -99,9 +116,13 @@ export function embedsOf(html) {
   // A lesson with a video names its player's script (src/pages/portal/courses/[program]/[lesson].astro):
   // Wistia's, or the local stack's stand-in, whose own origin is then allowed to run it.
   for (const match of html.matchAll(/<[a-z][a-z0-9-]*\b[^>]*\sdata-video-player=("[^"]*"|'[^']*')/gi)) {
-    const origin = originOf(match[1].slice(1, -1));
+    const origin = originOf((match[1] ?? "").slice(1, -1));
     if (!origin) continue;
-    if (WISTIA.some((host) => host === origin || (host.includes("*") && origin.endsWith(host.split("*")[1]))))
+    if (
+      WISTIA.some(
+        (host) => host === origin || (host.includes("*") && origin.endsWith(host.slice(host.indexOf("*") + 1))),
+      )
+    )
       wistia = true;
     else scripts.add(origin);
   }
@@ -109,18 +130,17 @@ export function embedsOf(html) {
 }
 
 /** Whether the session lives on the page at `route`. */
-export const isSessionRoute = (route) => SESSION_PATHS.some((path) => route === path || route.startsWith(`${path}/`));
+export const isSessionRoute = (route: string): boolean =>
+  SESSION_PATHS.some((path) => route === path || route.startsWith(`${path}/`));
 
 /**
  * The Content-Security-Policy for the pages of one rule: `pages` is a list of `{ route, html }`
  * (one page, or the pages a splat serves), `supabaseOrigin` the project's API origin.
- * @param {{ route: string, html: string }[]} pages
- * @param {{ supabaseOrigin: string }} options
  */
-export function contentSecurityPolicy(pages, { supabaseOrigin }) {
+export function contentSecurityPolicy(pages: Page[], { supabaseOrigin }: { supabaseOrigin: string }): string {
   const session = pages.some((page) => isSessionRoute(page.route));
   const scripts = new Set(["'self'"]);
-  const frames = new Set();
+  const frames = new Set<string>();
   const connects = new Set(["'self'"]);
   const images = new Set(["'self'", "data:"]);
   const media = new Set(["'self'"]);
@@ -133,7 +153,7 @@ export function contentSecurityPolicy(pages, { supabaseOrigin }) {
     // form, `data-function-url` in src/features/leads/ConsultationForm.astro): that address alone,
     // not the whole project.
     for (const match of html.matchAll(/\sdata-function-url=("[^"]*"|'[^']*')/gi)) {
-      const url = URL.parse(decode(match[1].slice(1, -1)));
+      const url = URL.parse(decode((match[1] ?? "").slice(1, -1)));
       if (url && url.origin === supabaseOrigin && !url.search) connects.add(url.origin + url.pathname);
     }
     const embeds = embedsOf(html);
@@ -156,7 +176,7 @@ export function contentSecurityPolicy(pages, { supabaseOrigin }) {
     // Avatars come from the project's storage.
     images.add(supabaseOrigin);
   }
-  const list = (set) => [...set].join(" ");
+  const list = (set: Set<string>) => [...set].join(" ");
   return [
     "default-src 'self'",
     `script-src ${list(scripts)}`,
@@ -175,14 +195,14 @@ export function contentSecurityPolicy(pages, { supabaseOrigin }) {
 }
 
 /** The URL path a built HTML file answers (`portal/settings.html` -> `/portal/settings`). */
-export function routeOf(file) {
+export function routeOf(file: string): string {
   const path = `/${file.split(sep).join("/")}`.replace(/\.html$/, "");
   return path.endsWith("/index") ? path.slice(0, -"/index".length) || "/" : path;
 }
 
 /** The splat prefixes (`/checkout/`) of a `_redirects` file's status 200 rewrites. */
-export function splatPrefixes(redirects) {
-  const prefixes = [];
+export function splatPrefixes(redirects: string): string[] {
+  const prefixes: string[] = [];
   for (const raw of redirects.split(/\r?\n/)) {
     const [from = "", , status] = raw.trim().split(/\s+/);
     if (!raw.trim().startsWith("#") && status === "200" && from.endsWith("/*")) prefixes.push(from.slice(0, -1));
@@ -194,11 +214,11 @@ export function splatPrefixes(redirects) {
 export const META_POLICY_PREFIXES = ["/portal/courses/"];
 
 /** Whether the page at `route` carries its policy in a meta tag. */
-export const hasMetaPolicy = (route, prefixes = META_POLICY_PREFIXES) =>
+export const hasMetaPolicy = (route: string, prefixes: string[] = META_POLICY_PREFIXES): boolean =>
   prefixes.some((prefix) => route.startsWith(prefix));
 
 /** A page's policy as a meta tag can carry it: all but frame-ancestors, which only a header can. */
-export function metaPolicy(page, { supabaseOrigin }) {
+export function metaPolicy(page: Page, { supabaseOrigin }: { supabaseOrigin: string }): string {
   return contentSecurityPolicy([page], { supabaseOrigin })
     .split("; ")
     .filter((directive) => !directive.startsWith("frame-ancestors "))
@@ -206,7 +226,7 @@ export function metaPolicy(page, { supabaseOrigin }) {
 }
 
 /** The page's HTML with `policy` as a meta tag, first in <head> after the charset (before any script). */
-export function withMetaPolicy(html, policy) {
+export function withMetaPolicy(html: string, policy: string): string {
   const tag = `<meta http-equiv="Content-Security-Policy" content="${policy.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}">`;
   const charset = /<meta charset="?[^">]*"?>/i.exec(html);
   if (charset)
@@ -218,22 +238,27 @@ export function withMetaPolicy(html, policy) {
  * The `_headers` file for the built `pages` (`{ route, html }`, the 404 page left out): the
  * common headers for every path, then one policy rule per page, or per splat family, and one
  * rule per meta-policy prefix, with only what a header alone can say.
- * @param {{ route: string, html: string }[]} pages
- * @param {{ supabaseOrigin: string, splats?: string[], metaPrefixes?: string[] }} options
  */
-export function headersFile(pages, { supabaseOrigin, splats = [], metaPrefixes = META_POLICY_PREFIXES }) {
-  const rules = [["/*", COMMON_HEADERS]];
-  const families = new Map(splats.map((prefix) => [prefix, []]));
-  const single = [];
-  const metaFamilies = new Map(metaPrefixes.map((prefix) => [prefix, []]));
+export function headersFile(
+  pages: Page[],
+  {
+    supabaseOrigin,
+    splats = [],
+    metaPrefixes = META_POLICY_PREFIXES,
+  }: { supabaseOrigin: string; splats?: string[]; metaPrefixes?: string[] },
+): string {
+  const rules: [path: string, headers: Headers][] = [["/*", COMMON_HEADERS]];
+  const families = new Map(splats.map((prefix): [string, Page[]] => [prefix, []]));
+  const single: Page[] = [];
+  const metaFamilies = new Map(metaPrefixes.map((prefix): [string, Page[]] => [prefix, []]));
   for (const page of [...pages].sort((a, b) => (a.route < b.route ? -1 : 1))) {
     const metaFamily = metaPrefixes.find((prefix) => page.route.startsWith(prefix));
     const family = splats.find((prefix) => page.route.startsWith(prefix));
-    if (metaFamily) metaFamilies.get(metaFamily).push(page);
-    else if (family) families.get(family).push(page);
+    if (metaFamily) metaFamilies.get(metaFamily)?.push(page);
+    else if (family) families.get(family)?.push(page);
     else single.push(page);
   }
-  const pageHeaders = (group) => ({
+  const pageHeaders = (group: Page[]): Headers => ({
     "Content-Security-Policy": contentSecurityPolicy(group, { supabaseOrigin }),
     ...(group.some((page) => isSessionRoute(page.route)) ? { "X-Frame-Options": "DENY" } : {}),
   });
@@ -251,7 +276,7 @@ export function headersFile(pages, { supabaseOrigin, splats = [], metaPrefixes =
     ]);
   }
   if (rules.length > MAX_RULES) throw new Error(`_headers: ${rules.length} rules, over Cloudflare Pages' ${MAX_RULES}`);
-  const lines = ["# Written by src/integrations/security-headers.mjs at build time; do not edit."];
+  const lines = ["# Written by src/integrations/security-headers.ts at build time; do not edit."];
   for (const [path, headers] of rules) {
     lines.push(path);
     for (const [name, value] of Object.entries(headers)) {
@@ -263,23 +288,22 @@ export function headersFile(pages, { supabaseOrigin, splats = [], metaPrefixes =
   return `${lines.join("\n")}\n`;
 }
 
-async function htmlFiles(dir) {
+async function htmlFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
     .filter((entry) => entry.isFile() && entry.name.endsWith(".html"))
     .map((entry) => relative(dir, join(entry.parentPath, entry.name)));
 }
 
-/** @param {{ supabaseUrl: string }} options the project's API URL the browser talks to */
-/** @returns {import("astro").AstroIntegration} */
-export default function securityHeaders({ supabaseUrl }) {
+/** `supabaseUrl`: the project's API URL the browser talks to. */
+export default function securityHeaders({ supabaseUrl }: { supabaseUrl: string }): AstroIntegration {
   return {
     name: "security-headers",
     hooks: {
       "astro:build:done": async ({ dir, logger }) => {
         const root = fileURLToPath(dir);
         const supabaseOrigin = new URL(supabaseUrl).origin;
-        const pages = [];
+        const pages: Page[] = [];
         let metas = 0;
         for (const file of await htmlFiles(root)) {
           const route = routeOf(file);

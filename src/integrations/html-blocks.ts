@@ -22,6 +22,23 @@ const VOID = new Set([
 /** Elements whose content is text up to their end tag, never markup. */
 const RAW_TEXT = new Set(["script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes"]);
 
+/** An element of the document: see scanElements. */
+export interface ScannedElement {
+  tag: string;
+  start: number;
+  end: number;
+  depth: number;
+  parent: number;
+}
+
+/** A top-level block of the page: see topLevelBlocks. */
+export interface Block {
+  tag: string;
+  start: number;
+  end: number;
+  path: string;
+}
+
 // A start or end tag whose quoted attribute values may contain ">".
 const TAG = /<(\/?)([a-zA-Z][\w:.-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>/y;
 
@@ -31,13 +48,11 @@ const TAG = /<(\/?)([a-zA-Z][\w:.-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>/y;
  * void or self-closed one) and `parent` the index of its parent in the list (-1 at the top).
  * Comments, doctypes and the text of raw-text elements (script, style…) are skipped. End tags
  * close the nearest open element of their name, as browsers do for well-formed markup.
- * @param {string} html
  */
-export function scanElements(html) {
-  /** @type {{ tag: string, start: number, end: number, depth: number, parent: number }[]} */
-  const elements = [];
-  /** @type {number[]} */
-  const open = [];
+export function scanElements(html: string): ScannedElement[] {
+  const elements: ScannedElement[] = [];
+  // The elements not yet closed, innermost last, with their index in `elements`.
+  const open: { index: number; element: ScannedElement }[] = [];
   let i = 0;
   while (i < html.length) {
     const lt = html.indexOf("<", i);
@@ -58,18 +73,18 @@ export function scanElements(html) {
       i = lt + 1;
       continue;
     }
-    const [text, slash, name, attrs] = match;
+    const [text, slash, name = "", attrs = ""] = match;
     const tag = name.toLowerCase();
     i = lt + text.length;
     if (slash) {
-      const at = open.findLastIndex((index) => elements[index].tag === tag);
+      const at = open.findLastIndex(({ element }) => element.tag === tag);
       if (at >= 0) {
-        for (const index of open.splice(at)) elements[index].end = i;
+        for (const { element } of open.splice(at)) element.end = i;
       }
       continue;
     }
-    const parent = open.length ? open[open.length - 1] : -1;
-    const element = { tag, start: lt, end: i, depth: open.length, parent };
+    const parent = open.at(-1)?.index ?? -1;
+    const element: ScannedElement = { tag, start: lt, end: i, depth: open.length, parent };
     elements.push(element);
     if (VOID.has(tag) || /\/\s*$/.test(attrs)) continue;
     if (RAW_TEXT.has(tag)) {
@@ -79,9 +94,9 @@ export function scanElements(html) {
       element.end = i = found ? found.index + found[0].length : html.length;
       continue;
     }
-    open.push(elements.length - 1);
+    open.push({ index: elements.length - 1, element });
   }
-  for (const index of open) elements[index].end = html.length;
+  for (const { element } of open) element.end = html.length;
   return elements;
 }
 
@@ -93,15 +108,15 @@ const NOT_RENDERED = new Set(["script", "style", "template", "noscript", "link",
  * its children. Each is { tag, start, end, path } with path "body>2" or "main>0" (the index among
  * the element children of its parent, scripts included, as the DOM counts them). Elements that
  * render nothing (script, style, template, noscript) are left out.
- * @param {string} html
  */
-export function topLevelBlocks(html) {
+export function topLevelBlocks(html: string): Block[] {
   const elements = scanElements(html);
   const body = elements.findIndex((e) => e.tag === "body");
   if (body < 0) return [];
   const main = elements.findIndex((e) => e.tag === "main" && e.parent === body);
-  const childrenOf = (parent) => elements.map((e, index) => ({ ...e, index })).filter((e) => e.parent === parent);
-  const blocks = [];
+  const childrenOf = (parent: number) =>
+    elements.map((e, index) => ({ ...e, index })).filter((e) => e.parent === parent);
+  const blocks: Block[] = [];
   childrenOf(body).forEach((child, n) => {
     if (child.index === main) {
       childrenOf(main).forEach((inner, m) => blocks.push({ ...inner, path: `main>${m}` }));

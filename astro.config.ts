@@ -1,16 +1,16 @@
-// @ts-check
 import mdx from "@astrojs/mdx";
 import react from "@astrojs/react";
 import tailwindcss from "@tailwindcss/vite";
 import { readFileSync } from "node:fs";
+import type { AstroIntegration } from "astro";
 import { defineConfig, envField } from "astro/config";
 import { loadEnv } from "vite";
-import courseBundle, { BUNDLE_ROUTE } from "./src/integrations/course-bundle.mjs";
-import criticalCss from "./src/integrations/critical-css.mjs";
-import modulePreload from "./src/integrations/module-preload.mjs";
-import secretScan from "./src/integrations/secret-scan.mjs";
-import securityHeaders from "./src/integrations/security-headers.mjs";
-import sitemap from "./src/integrations/sitemap.mjs";
+import courseBundle, { BUNDLE_ROUTE } from "./src/integrations/course-bundle.ts";
+import criticalCss from "./src/integrations/critical-css.ts";
+import modulePreload from "./src/integrations/module-preload.ts";
+import secretScan from "./src/integrations/secret-scan.ts";
+import securityHeaders from "./src/integrations/security-headers.ts";
+import sitemap from "./src/integrations/sitemap.ts";
 import { sessionStorageKey } from "./src/lib/session-key.ts";
 import { siteUrl } from "./src/lib/site-url.ts";
 import { supabaseProject } from "./src/lib/supabase-url.ts";
@@ -34,9 +34,8 @@ const supabaseUrl = env.PUBLIC_SUPABASE_URL?.trim() ?? "";
 /**
  * Stops a build whose Supabase variables are missing, malformed or (unless it is the local stack's)
  * this machine's, before anything is written.
- * @returns {import("astro").AstroIntegration}
  */
-function supabaseCheck() {
+function supabaseCheck(): AstroIntegration {
   return {
     name: "supabase-project",
     hooks: {

@@ -6,6 +6,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { AstroIntegration } from "astro";
 import { roleOf } from "../../packages/shared/jwt.ts";
 
 const PATTERNS = [
@@ -17,10 +18,16 @@ const PATTERNS = [
 ];
 const JWT = /\beyJ[0-9A-Za-z_-]{5,}\.eyJ[0-9A-Za-z_-]{5,}\.[0-9A-Za-z_-]{10,}/g;
 
-/** The secrets in one file's text: `{ kind, excerpt }`, the excerpt cut short. */
-export function secretsIn(text) {
-  const found = [];
-  const excerpt = (value) => `${value.slice(0, 12)}…`;
+/** A secret found in a file's text: what it is, and its first characters. */
+export interface Secret {
+  kind: string;
+  excerpt: string;
+}
+
+/** The secrets in one file's text, the excerpt cut short. */
+export function secretsIn(text: string): Secret[] {
+  const found: Secret[] = [];
+  const excerpt = (value: string) => `${value.slice(0, 12)}…`;
   for (const { name, pattern } of PATTERNS) {
     for (const [match] of text.matchAll(pattern)) found.push({ kind: name, excerpt: excerpt(match) });
   }
@@ -32,9 +39,9 @@ export function secretsIn(text) {
   return found;
 }
 
-/** Every secret in the files under `dir`: `{ file, kind, excerpt }`. */
-export async function scanDirectory(dir) {
-  const found = [];
+/** Every secret in the files under `dir`, with the file's path relative to it. */
+export async function scanDirectory(dir: string): Promise<(Secret & { file: string })[]> {
+  const found: (Secret & { file: string })[] = [];
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name);
@@ -45,8 +52,7 @@ export async function scanDirectory(dir) {
   return found;
 }
 
-/** @returns {import("astro").AstroIntegration} */
-export default function secretScan() {
+export default function secretScan(): AstroIntegration {
   return {
     name: "secret-scan",
     hooks: {

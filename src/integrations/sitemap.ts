@@ -1,9 +1,11 @@
 // Writes dist/sitemap.xml: every built page at its canonical URL, except the 404 page and the pages
 // kept out of search engines (login, the portal: `noindex`).
 import { readFile, writeFile } from "node:fs/promises";
+import type { AstroIntegration } from "astro";
 import { publicPath } from "../lib/paths.ts";
 
-export function sitemapXml(site, pathnames, exclude = []) {
+/** The sitemap of the pages at `pathnames` on `site`, one URL each, but for `exclude` and the error pages. */
+export function sitemapXml(site: string | URL, pathnames: string[], exclude: string[] = []): string {
   const urls = [...new Set(pathnames.map(publicPath))]
     .filter((path) => path !== "/404" && path !== "/500" && !exclude.includes(path))
     .sort()
@@ -12,14 +14,13 @@ export function sitemapXml(site, pathnames, exclude = []) {
 }
 
 /** Whether a built page asks search engines to leave it out. */
-export function isNoindex(html) {
+export function isNoindex(html: string): boolean {
   return /<meta\s+name=["']?robots["']?\s+content=["']?[^"'>]*noindex/i.test(html);
 }
 
-/** @returns {import("astro").AstroIntegration} */
-/** @param {{ exclude?: string[] }} [options] paths to leave out, such as aliases of another page */
-export default function sitemap({ exclude = [] } = {}) {
-  let site;
+/** `exclude`: paths to leave out, such as aliases of another page. */
+export default function sitemap({ exclude = [] }: { exclude?: string[] } = {}): AstroIntegration {
+  let site: string | undefined;
   return {
     name: "sitemap-xml",
     hooks: {
@@ -27,9 +28,9 @@ export default function sitemap({ exclude = [] } = {}) {
         site = config.site;
       },
       "astro:build:done": async ({ pages, dir, logger }) => {
-        if (!site) throw new Error("sitemap.xml needs `site` in astro.config.mjs");
+        if (!site) throw new Error("sitemap.xml needs `site` in astro.config.ts");
         const pathnames = pages.map((page) => page.pathname);
-        const hidden = [];
+        const hidden: string[] = [];
         for (const pathname of pathnames) {
           const file = new URL(`${pathname.replace(/\/$/, "") || "index"}.html`, dir);
           const html = await readFile(file, "utf8").catch(() => "");

@@ -13,27 +13,31 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { AstroIntegration } from "astro";
 import { init, parse } from "es-module-lexer";
 
 const AFTER_LOAD = /\sdata-scripts="after-load"/;
 const MODULE_SCRIPT = /<script\b(?=[^>]*\btype="module")[^>]*\bsrc="([^"]+)"[^>]*><\/script>/g;
 
 /** The specifiers a module imports statically (not `import()`). */
-export function staticImports(code) {
+export function staticImports(code: string): string[] {
   const [imports] = parse(code);
-  return imports.filter((i) => i.d === -1 && i.n).map((i) => i.n);
+  return imports.flatMap((i) => (i.d === -1 && i.n ? [i.n] : []));
 }
 
 /**
  * The URLs to preload for a page: its module scripts on this site (under `base`) and what they
  * import, in the order found. `readModule(url)` gives a module's code, or null when it is not ours.
  */
-export async function preloadsFor(html, readModule, base = "/") {
-  const found = [];
+export async function preloadsFor(
+  html: string,
+  readModule: (url: string) => Promise<string | null>,
+  base = "/",
+): Promise<string[]> {
+  const found: string[] = [];
   if (AFTER_LOAD.test(html)) return found;
-  const queue = [...html.matchAll(MODULE_SCRIPT)].map(([, src]) => src).filter((src) => src.startsWith(base));
-  while (queue.length) {
-    const url = queue.shift();
+  const queue = [...html.matchAll(MODULE_SCRIPT)].flatMap(([, src]) => (src?.startsWith(base) ? [src] : []));
+  for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
     if (found.includes(url)) continue;
     const code = await readModule(url);
     if (code === null) continue;
@@ -52,9 +56,9 @@ export async function preloadsFor(html, readModule, base = "/") {
  * `base`) loaded at the load event instead; any other page as it is. The inline module runs before
  * the load event fires (module scripts are deferred, and the event waits for them).
  */
-export function deferToLoad(html, base = "/") {
+export function deferToLoad(html: string, base = "/"): string {
   if (!AFTER_LOAD.test(html)) return html;
-  return html.replace(MODULE_SCRIPT, (tag, src) =>
+  return html.replace(MODULE_SCRIPT, (tag, src: string) =>
     src.startsWith(base)
       ? `<script type="module">addEventListener("load",()=>import(${JSON.stringify(src)}),{once:true})</script>`
       : tag,
@@ -62,15 +66,14 @@ export function deferToLoad(html, base = "/") {
 }
 
 /** The page with a modulepreload link per URL before </head>, skipping those it already has. */
-export function addPreloads(html, urls) {
+export function addPreloads(html: string, urls: string[]): string {
   const missing = urls.filter((url) => !html.includes(`rel="modulepreload" href="${url}"`));
   if (!missing.length) return html;
   const links = missing.map((url) => `<link rel="modulepreload" href="${url}">`).join("");
   return html.replace("</head>", `${links}</head>`);
 }
 
-/** @returns {import("astro").AstroIntegration} */
-export default function modulePreload() {
+export default function modulePreload(): AstroIntegration {
   let base = "/";
   return {
     name: "module-preload",
@@ -81,14 +84,14 @@ export default function modulePreload() {
       "astro:build:done": async ({ dir, logger }) => {
         await init;
         const root = fileURLToPath(dir);
-        const cache = new Map();
-        const readModule = (url) => {
-          if (!cache.has(url))
-            cache.set(
-              url,
-              readFile(join(root, url.slice(base.length)), "utf8").catch(() => null),
-            );
-          return cache.get(url);
+        const cache = new Map<string, Promise<string | null>>();
+        const readModule = (url: string) => {
+          let code = cache.get(url);
+          if (!code) {
+            code = readFile(join(root, url.slice(base.length)), "utf8").catch(() => null);
+            cache.set(url, code);
+          }
+          return code;
         };
         const entries = await readdir(root, { withFileTypes: true, recursive: true });
         let pages = 0;
