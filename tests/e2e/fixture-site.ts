@@ -58,7 +58,7 @@ writeFileSync(sitePath, site);
 // content, running at the same time; the other build could then read these embeds.
 writeFileSync(
   join(dir, "astro.fixture.config.mjs"),
-  'import config from "./astro.config.ts";\nexport default { ...config, cacheDir: "./.astro-cache" };\n',
+  'import config from "./astro.config.ts";\nexport default { ...config, cacheDir: "./.astro-cache", vite: { ...config.vite, cacheDir: "./.vite-cache" } };\n',
 );
 
 execFileSync(

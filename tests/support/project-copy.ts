@@ -1,7 +1,9 @@
 /**
  * A copy of the project in a temporary folder, for tests that run `astro` on it: the site's
- * sources, with node_modules linked and Astro's cache folder of its own (Astro keeps a build's
- * content store in cacheDir, node_modules/.astro by default, so two builds at once would share it).
+ * sources, with node_modules linked and Astro's and Vite's cache folders of its own (Astro keeps a
+ * build's content store in cacheDir, node_modules/.astro by default, and Vite its optimized
+ * dependencies in node_modules/.vite: two builds at once through the linked node_modules would
+ * share them, and race renaming Vite's deps folder, ENOTEMPTY).
  */
 import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -33,7 +35,7 @@ export function copyProject(): ProjectCopy {
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
   writeFileSync(
     join(dir, "astro.copy.config.mjs"),
-    'import config from "./astro.config.ts";\nexport default { ...config, cacheDir: "./.astro-cache" };\n',
+    'import config from "./astro.config.ts";\nexport default { ...config, cacheDir: "./.astro-cache", vite: { ...config.vite, cacheDir: "./.vite-cache" } };\n',
   );
   return {
     dir,
