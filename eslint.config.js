@@ -32,7 +32,7 @@ const NO_STAND_INS = [
 ];
 
 export default tseslint.config(
-  { ignores: ["dist/", "dist-local/", ".astro/", "node_modules/", "test-results/", "playwright-report/", "bench/"] },
+  { ignores: ["dist/", "dist-local/", ".astro/", "node_modules/", "test-results/", "playwright-report/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...astro.configs.recommended,

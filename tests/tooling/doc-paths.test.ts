@@ -109,16 +109,20 @@ export function pathsIn(text: string): string[] {
   return found;
 }
 
-/** Of `paths`, those git ignores: outputs a clone makes by running, never committed. */
-function ignored(paths: string[]): Set<string> {
+/**
+ * Of `paths`, those git ignores: outputs a clone makes by running, never committed. Each is asked
+ * about as a file and as a folder: a `dist/` pattern matches a missing `dist` only when asked as
+ * `dist/`, and on a fresh clone the outputs do not exist yet.
+ */
+export function ignored(paths: string[]): Set<string> {
   if (paths.length === 0) return new Set();
   try {
     const out = execFileSync("git", ["check-ignore", "--no-index", "--stdin"], {
       cwd: root,
-      input: paths.join("\n"),
+      input: paths.flatMap((path) => [path, `${path}/`]).join("\n"),
       encoding: "utf8",
     });
-    return new Set(out.split("\n").filter(Boolean));
+    return new Set(out.split("\n").filter(Boolean).map((path) => path.replace(/\/+$/, "")));
   } catch (error) {
     // Exit status 1: none of them is ignored.
     if ((error as { status?: number }).status === 1) return new Set();
@@ -163,6 +167,10 @@ describe("pointers in comments and docs", () => {
     expect(pathsIn("(README.md, DEPLOY.md)")).toEqual(["README.md", "DEPLOY.md"]);
     expect(pathsIn("storage-api's findObject (src/storage/database/pg.ts)")).toEqual([]);
     expect(pathsIn("uses: supabase/setup-cli@v1")).toEqual([]);
+  });
+
+  it("knows a build output as ignored whether or not it exists yet, as on a fresh clone", () => {
+    expect(ignored(["dist", "dist-local", "not-built-yet-dist-course", "src", "bench"])).toEqual(new Set(["dist", "dist-local"]));
   });
 
   it("every repo path a file names exists (or is an output git ignores)", () => {
