@@ -108,6 +108,14 @@ export const FUNCTION_ENV = {
   MAIL_FROM: { check: sender },
   /** Where replies go, when not to MAIL_FROM. */
   MAIL_REPLY_TO: { optional: true, check: (value) => (EMAIL_ADDRESS.test(value) ? null : "must be an e-mail address") },
+  /**
+   * Multiplies every flood limit's allowance (functions/_shared/rate-limit.ts). Unset in
+   * production; tests whose buyers all come from one address raise it.
+   */
+  RATE_LIMIT_SCALE: {
+    optional: true,
+    check: (value) => (/^\d+(\.\d+)?$/.test(value) && Number(value) > 0 ? null : "must be a positive number"),
+  },
 } satisfies Record<string, Variable>;
 
 export type FunctionVariable = keyof typeof FUNCTION_ENV;

@@ -8,7 +8,7 @@
  * What it refuses, and how: a body over 16 KB (413) before parsing; answers that fail the form's
  * rules (400, field by field); a flood, per e-mail address and per client address, counted in
  * Postgres (rate_limit_hit: hosted instances share no memory) with 429 and Retry-After, nothing
- * stored. A bot (the honeypot filled, or the form sent sooner than a person could) is answered as
+ * stored (functions/_shared/rate-limit.ts). A bot (the honeypot filled, or the form sent sooner than a person could) is answered as
  * if accepted, and nothing is stored or sent: a bot told nothing learns nothing. It sends the
  * visitor nothing: a form that e-mails any address typed into it is a spammer's tool.
  *
@@ -19,19 +19,18 @@ import { BUSINESS_EMAIL } from "../_shared/catalogue.ts";
 import { ATTRIBUTION_KEYS, type AttributionKey, keptAttribution } from "../../packages/shared/checkout-request.ts";
 import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
 import { readCapped, tooLarge } from "../_shared/body.ts";
-import { sha256Hex } from "../_shared/digest.ts";
 import { leadNotificationEmail } from "../_shared/emails.ts";
 import { type Env, type FunctionVariable, json } from "../_shared/env.ts";
 import {
   checkLead,
   HONEYPOT,
-  type Lead,
   type LeadAnswer,
   MAX_BODY_BYTES,
   MIN_FILL_MS,
   PAGE_PATH,
 } from "../../packages/shared/lead.ts";
 import { sendEmail } from "../_shared/mail.ts";
+import { clientAddress, type Limit, overLimit, tooMany } from "../_shared/rate-limit.ts";
 import { adminClient } from "../_shared/supabase-admin.ts";
 
 /** What the function reads from its environment (functions/_shared/env.ts checks them at start). */
@@ -42,6 +41,7 @@ export const ENV = [
   "RESEND_API_KEY",
   "RESEND_API_URL",
   "MAIL_FROM",
+  "RATE_LIMIT_SCALE",
 ] as const satisfies readonly FunctionVariable[];
 
 /**
@@ -52,7 +52,7 @@ export const ENV = [
 export const LIMITS = {
   email: { hits: 3, window: "1 hour" },
   address: { hits: 10, window: "1 hour" },
-} as const;
+} as const satisfies Record<string, Limit>;
 
 /** Earlier leads whose notification is owed, sent after a new lead's own went through. */
 const CATCH_UP = 3;
@@ -72,51 +72,12 @@ interface LeadRow extends Record<AttributionKey, string | null> {
   page: string;
 }
 
-/** An IPv4 or IPv6 address, as written in `X-Forwarded-For`. */
-const IP = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?::\d{1,3}(?:\.\d{1,3}){3})?)$/i;
-
-/**
- * The client's address: the first entry of `X-Forwarded-For` that is an IP address, which
- * Supabase's gateway sets to the address the request came from. It is the one Supabase Auth keys
- * its own rate limits on behind the same gateway (supabase/auth, internal/utilities/request.go
- * `GetIPAddress`); the local gateway (packages/local-stack/src/functions.ts) sets it the same way.
- * Null when there is none.
- */
-export function clientAddress(request: Request): string | null {
-  for (const entry of (request.headers.get("x-forwarded-for") ?? "").split(",")) {
-    const address = entry.trim();
-    if (address && IP.test(address)) return address.toLowerCase();
-  }
-  return null;
-}
-
 /** A sign of a bot: the honeypot filled, or the form sent sooner than a person fills it in (or without saying when). */
 function looksAutomated(body: Record<string, unknown>): boolean {
   const trap = body[HONEYPOT];
   if (trap !== undefined && trap !== "" && trap !== null) return true;
   const elapsed = body.elapsed_ms;
   return typeof elapsed !== "number" || !Number.isFinite(elapsed) || elapsed < MIN_FILL_MS;
-}
-
-/** Counts this request against each limit; answers the longest wait among those it exceeds, or 0. */
-async function overLimit(env: Env, lead: Lead, address: string | null): Promise<number> {
-  const db = adminClient(env);
-  const hit = async (key: string, limit: { hits: number; window: string }) => {
-    const { data, error } = await db.rpc("rate_limit_hit", {
-      p_key: key,
-      p_limit: limit.hits,
-      p_window: limit.window,
-    });
-    if (error) throw new Error(`rate_limit_hit: ${error.message}`);
-    const answer = data as { allowed: boolean; retry_after: number };
-    return answer.allowed ? 0 : answer.retry_after;
-  };
-  // Keyed on digests: the table needs to tell addresses apart, not to know them.
-  const waits = await Promise.all([
-    hit(`leads:email:${await sha256Hex(lead.email)}`, LIMITS.email),
-    ...(address ? [hit(`leads:address:${await sha256Hex(address)}`, LIMITS.address)] : []),
-  ]);
-  return Math.max(...waits);
 }
 
 /** Sends the business the notification of `row` and records the outcome on it; true when it went. */
@@ -190,17 +151,14 @@ export default async function handler(request: Request, env: Env): Promise<Respo
 
   let row: LeadRow;
   try {
-    const wait = await overLimit(env, lead, clientAddress(request));
-    if (wait > 0) {
-      return answer(
-        {
-          error: "Too many requests from you in a short time. Please try again later.",
-          retry_after: wait,
-        },
-        429,
-        { "retry-after": String(wait) },
-      );
-    }
+    const address = clientAddress(request);
+    const wait = await overLimit(env, "leads", [
+      [
+        { kind: "email", value: lead.email, limit: LIMITS.email },
+        ...(address ? [{ kind: "address", value: address, limit: LIMITS.address } as const] : []),
+      ],
+    ]);
+    if (wait > 0) return answer(tooMany(wait), 429, { "retry-after": String(wait) });
     const { data, error } = await adminClient(env)
       .from("leads")
       .insert({

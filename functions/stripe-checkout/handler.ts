@@ -6,14 +6,16 @@
  * so every paid session is tied to a buyer; the program key and the visit's attribution go into
  * the session's metadata, where the webhook reads them, and the buyer's address into the payment
  * as `receipt_email`, where Stripe sends its receipt. An address whose account already owns the
- * program (or is paying for it by bank debit) gets 409 and no session. Runs under Node (local stack, tests)
- * and Deno (Supabase Edge, ./index.ts).
+ * program (or is paying for it by bank debit) gets 409 and no session. A flood gets 429 with
+ * Retry-After and creates nothing at Stripe (LIMITS). Runs under Node (local stack, tests) and Deno
+ * (Supabase Edge, ./index.ts).
  */
 import { readCapped, tooLarge } from "../_shared/body.ts";
 import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
 import { sha256Hex } from "../_shared/digest.ts";
 import type { CatalogueProduct } from "../_shared/catalogue.ts";
 import { ConfigError, type Env, type FunctionVariable, json } from "../_shared/env.ts";
+import { clientAddress, type Limit, overLimit, tooMany } from "../_shared/rate-limit.ts";
 import { type Stripe, stripeClient } from "../_shared/stripe.ts";
 import { adminClient } from "../_shared/supabase-admin.ts";
 import { readCheckoutRequest } from "./request.ts";
@@ -25,7 +27,43 @@ export const ENV = [
   "ALLOWED_ORIGINS",
   "SUPABASE_URL",
   "SUPABASE_SERVICE_ROLE_KEY",
+  "RATE_LIMIT_SCALE",
 ] as const satisfies readonly FunctionVariable[];
+
+/**
+ * How many checkouts start per window (functions/_shared/rate-limit.ts). Per e-mail address: a
+ * buyer who comes back from Stripe's page and tries again a few times is well inside it. Per
+ * client address: an office, or a room at an event where the program is announced, shares one.
+ * For everyone together: each checkout makes two or three Stripe requests (the customer looked up,
+ * created the first time; the session), and Stripe allows 25 requests a second on each endpoint
+ * and 100 in all in live mode; at 15 a second the checkout stays under both, with room for the
+ * webhook. A buyer is counted against the shared ceiling only once their own limits passed.
+ */
+export const LIMITS = {
+  email: { hits: 10, window: "1 hour" },
+  address: { hits: 60, window: "1 hour" },
+  everyone: { hits: 15, window: "1 second" },
+} as const satisfies Record<string, Limit>;
+
+/**
+ * The wait to answer a flood with, or 0. When the database cannot count, the checkout goes ahead
+ * (as for alreadyBought): a sale is not refused for an outage, and Stripe limits its own API.
+ */
+async function floodWait(request: Request, env: Env, email: string): Promise<number> {
+  const address = clientAddress(request);
+  try {
+    return await overLimit(env, "checkout", [
+      [
+        { kind: "email", value: email, limit: LIMITS.email },
+        ...(address ? [{ kind: "address", value: address, limit: LIMITS.address } as const] : []),
+      ],
+      [{ kind: "everyone", value: "", limit: LIMITS.everyone }],
+    ]);
+  } catch (error) {
+    console.error("stripe-checkout could not count the request against its limits:", (error as Error).message);
+    return 0;
+  }
+}
 
 /** Prices change rarely: a warm instance keeps a looked-up price this long. */
 const PRICE_TTL_MS = 5 * 60_000;
@@ -115,8 +153,8 @@ export default async function handler(request: Request, env: Env): Promise<Respo
   const origins = parseOrigins(env.ALLOWED_ORIGINS);
   const early = preflight(request, origins);
   if (early) return early;
-  const answer = (body: unknown, status = 200) =>
-    withCors(request, json(body, status, status === 405 ? { allow: "POST, OPTIONS" } : {}), origins);
+  const answer = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+    withCors(request, json(body, status, status === 405 ? { allow: "POST, OPTIONS" } : headers), origins);
   if (request.method !== "POST") return answer({ error: "Method not allowed: use POST." }, 405);
 
   const text = await readCapped(request, MAX_BODY_BYTES);
@@ -130,6 +168,8 @@ export default async function handler(request: Request, env: Env): Promise<Respo
   const read = readCheckoutRequest(body, origins);
   if (!read.ok) return answer({ error: read.error }, read.status);
   const { product, email, successUrl, cancelUrl, attribution } = read.request;
+  const wait = await floodWait(request, env, email);
+  if (wait > 0) return answer(tooMany(wait), 429, { "retry-after": String(wait) });
   const refused = await alreadyBought(env, email, product);
   if (refused) return withCors(request, refused, origins);
 

@@ -120,6 +120,7 @@ export interface LeadAnswer {
   ok?: true;
   error?: string;
   errors?: LeadErrors;
-  /** Seconds before another request can go through (429). */
+  /** A refusal for too many requests (429), with the seconds before another can go through. */
+  code?: "rate_limited";
   retry_after?: number;
 }

@@ -5,12 +5,12 @@
  * probing what visitors and customers can reach. Each test posts from an address of its own on
  * the loopback network (127.0.0.0/8), so their rate limits are apart, as two visitors' are.
  */
-import { request as httpRequest } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { BUSINESS_EMAIL } from "../../functions/_shared/catalogue.ts";
 import { FIELD_MAX, leadRequest, MAX_BODY_BYTES } from "../../packages/shared/lead.ts";
 import { LIMITS } from "../../functions/leads/handler.ts";
 import { BACKENDS, LOCAL_MAIL_FROM, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
+import { type Answer as Answered, nextAddress, postFrom } from "../support/client-address.ts";
 
 const SITE = "http://localhost:4321";
 const ATTRIBUTION = {
@@ -23,15 +23,7 @@ const ATTRIBUTION = {
 
 let serial = 0;
 const unique = (name: string) => `${name}.${Date.now().toString(36)}${serial++}@example.com`;
-/** A client address of its own for each caller: 127.0.0.2, 127.0.0.3, … (Linux answers the whole 127/8). */
-let host = 1;
-const nextAddress = () => `127.0.${Math.floor(++host / 250)}.${(host % 250) + 2}`;
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: { ok?: true; error?: string; errors?: Record<string, string>; retry_after?: number };
-}
+type Answer = Answered<{ ok?: true; error?: string; errors?: Record<string, string>; retry_after?: number }>;
 
 describe.each(BACKENDS)("the consultation form's function on $name", (backend) => {
   let stack: TestStack;
@@ -53,29 +45,9 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
     from: string,
     { headers = {}, raw }: { headers?: Record<string, string>; raw?: string } = {},
   ): Promise<Answer> {
-    const url = new URL(`${stack.url}/functions/v1/leads`);
-    const payload = raw ?? JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const call = httpRequest(
-        {
-          host: "127.0.0.1",
-          port: url.port,
-          path: url.pathname,
-          method: "POST",
-          localAddress: from,
-          headers: { origin: SITE, "content-type": "application/json", ...headers },
-        },
-        (response) => {
-          let text = "";
-          response.setEncoding("utf8");
-          response.on("data", (chunk: string) => (text += chunk));
-          response.on("end", () =>
-            resolve({ status: response.statusCode ?? 0, headers: response.headers, body: JSON.parse(text || "{}") }),
-          );
-        },
-      );
-      call.on("error", reject);
-      call.end(payload);
+    return postFrom(`${stack.url}/functions/v1/leads`, raw ?? JSON.stringify(body), from, {
+      origin: SITE,
+      ...headers,
     });
   }
 

@@ -2,14 +2,16 @@
  * functions/stripe-checkout through the local stack, called as the checkout page calls it
  * (supabase-js `functions.invoke`, the anon key), with the real `stripe` library talking to the
  * stack's Stripe stand-in. Refused requests are counted, tried and accepted, and must create
- * nothing at Stripe.
+ * nothing at Stripe. The flood tests call from loopback addresses of their own (127.0.0.2, …), as
+ * separate visitors would, since the local gateway, like Supabase's, sets the client address.
  */
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkoutRequest } from "../../packages/shared/checkout-request.ts";
 import { stripeClient } from "../../functions/_shared/stripe.ts";
-import { MAX_BODY_BYTES } from "../../functions/stripe-checkout/handler.ts";
+import { LIMITS, MAX_BODY_BYTES } from "../../functions/stripe-checkout/handler.ts";
 import { startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
+import { nextAddress, postFrom } from "../support/client-address.ts";
 
 const SITE = "http://localhost:4321";
 const OS = { checkoutKey: "OS_ACCELERATOR", stripeLookupKey: "os_accelerator" };
@@ -169,5 +171,109 @@ describe("stripe-checkout", () => {
     const refused = await call(checkoutRequest("https://evil.example", OS, "x@example.com"), "https://evil.example");
     expect(refused.status).toBe(400);
     expect(refused.headers.get("access-control-allow-origin")).toBeNull();
+  });
+  describe("a flood (LIMITS: per e-mail, per client address, and for everyone together)", () => {
+    interface Refusal {
+      url?: string;
+      error?: string;
+      code?: string;
+      retry_after?: number;
+    }
+    const from = (address: string, email: string, headers: Record<string, string> = {}) =>
+      postFrom<Refusal>(
+        `${stack.url}/functions/v1/stripe-checkout`,
+        JSON.stringify(checkoutRequest(SITE, OS, email)),
+        address,
+        { origin: SITE, apikey: stack.anonKey, ...headers },
+      );
+    let serial = 0;
+    const unique = (name: string) => `${name}.${Date.now().toString(36)}${serial++}@example.com`;
+    const expectRefused = (answer: Awaited<ReturnType<typeof from>>, atLeast: number, atMost: number) => {
+      expect(answer.status).toBe(429);
+      const wait = Number(answer.headers["retry-after"]);
+      expect(wait).toBeGreaterThanOrEqual(atLeast);
+      expect(wait).toBeLessThanOrEqual(atMost);
+      expect(answer.body).toEqual({
+        error: "Too many requests in a short time. Please try again later.",
+        code: "rate_limited",
+        retry_after: wait,
+      });
+    };
+
+    it(`starts ${LIMITS.email.hits} checkouts an hour for one e-mail address, from anywhere; then 429 with Retry-After, and nothing created`, async () => {
+      const email = unique("eager");
+      for (let i = 0; i < LIMITS.email.hits; i++) expect((await from(nextAddress(), email)).status).toBe(200);
+      const before = await counts();
+      hostile.tried += 2;
+      const refused = await from(nextAddress(), email);
+      if (refused.status === 200) hostile.accepted++;
+      expectRefused(refused, 3_500, 3_600);
+      // The address is the limit, however it is written.
+      const shouted = await from(nextAddress(), email.toUpperCase());
+      if (shouted.status === 200) hostile.accepted++;
+      expect(shouted.status).toBe(429);
+      expect(await counts()).toEqual(before);
+      // Another buyer is not held up.
+      expect((await from(nextAddress(), unique("patient"))).status).toBe(200);
+    });
+
+    it(`starts ${LIMITS.address.hits} checkouts an hour from one client address, whatever X-Forwarded-For it sends; then 429`, async () => {
+      const address = nextAddress();
+      for (let i = 0; i < LIMITS.address.hits; i++) {
+        // Faster than the shared ceiling would let through in a second: its window starts anew.
+        await stack.db.query("delete from public.rate_limits where key = 'checkout:everyone'");
+        // A forged header does not make a new visitor: the gateway sets the address.
+        const answer = await from(address, unique("office"), { "x-forwarded-for": `203.0.113.${i}` });
+        expect(answer.status).toBe(200);
+      }
+      const before = await counts();
+      hostile.tried++;
+      const refused = await from(address, unique("office-late"));
+      if (refused.status === 200) hostile.accepted++;
+      expectRefused(refused, 3_500, 3_600);
+      expect(await counts()).toEqual(before);
+      expect((await from(nextAddress(), unique("next-door"))).status).toBe(200);
+    });
+
+    it(`starts at most ${LIMITS.everyone.hits} checkouts a second for everyone together, under Stripe's own limit; a refused caller takes no place in it`, async () => {
+      // The second's allowance already taken (by buyers from other addresses), in a longer window
+      // so that the test does not race the clock.
+      await stack.db.query(
+        `insert into public.rate_limits (key, window_start, window_end, hits)
+         values ('checkout:everyone', now(), now() + interval '30 seconds', $1)
+         on conflict (key) do update set window_start = excluded.window_start, window_end = excluded.window_end, hits = excluded.hits`,
+        [LIMITS.everyone.hits],
+      );
+      const before = await counts();
+      hostile.tried++;
+      const refused = await from(nextAddress(), unique("rush"));
+      if (refused.status === 200) hostile.accepted++;
+      expectRefused(refused, 1, 30);
+      expect(await counts()).toEqual(before);
+
+      // A caller over its own limit is refused before it is counted with everyone.
+      const email = unique("flooder");
+      await stack.db.query(
+        "update public.rate_limits set window_end = now() - interval '1 second' where key = 'checkout:everyone'",
+      );
+      for (let i = 0; i < LIMITS.email.hits; i++) expect((await from(nextAddress(), email)).status).toBe(200);
+      const shared = async () =>
+        (await stack.db.query<{ hits: number }>("select hits from public.rate_limits where key = 'checkout:everyone'"))
+          .rows[0]!.hits;
+      const taken = await shared();
+      for (let i = 0; i < 5; i++) expect((await from(nextAddress(), email)).status).toBe(429);
+      expect(await shared()).toBe(taken);
+    });
+
+    it("keeps no e-mail or address in its counters, only digests", async () => {
+      const email = unique("private");
+      const address = nextAddress();
+      expect((await from(address, email)).status).toBe(200);
+      const { rows } = await stack.db.query<{ key: string }>("select key from public.rate_limits");
+      const keys = rows.map((row) => row.key).join("\n");
+      expect(keys).toMatch(/^checkout:email:[0-9a-f]{64}$/m);
+      expect(keys).not.toContain(email);
+      expect(keys).not.toContain(address);
+    });
   });
 });

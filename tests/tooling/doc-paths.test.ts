@@ -122,7 +122,12 @@ export function ignored(paths: string[]): Set<string> {
       input: paths.flatMap((path) => [path, `${path}/`]).join("\n"),
       encoding: "utf8",
     });
-    return new Set(out.split("\n").filter(Boolean).map((path) => path.replace(/\/+$/, "")));
+    return new Set(
+      out
+        .split("\n")
+        .filter(Boolean)
+        .map((path) => path.replace(/\/+$/, "")),
+    );
   } catch (error) {
     // Exit status 1: none of them is ignored.
     if ((error as { status?: number }).status === 1) return new Set();
@@ -170,7 +175,9 @@ describe("pointers in comments and docs", () => {
   });
 
   it("knows a build output as ignored whether or not it exists yet, as on a fresh clone", () => {
-    expect(ignored(["dist", "dist-local", "not-built-yet-dist-course", "src", "bench"])).toEqual(new Set(["dist", "dist-local"]));
+    expect(ignored(["dist", "dist-local", "not-built-yet-dist-course", "src", "bench"])).toEqual(
+      new Set(["dist", "dist-local"]),
+    );
   });
 
   it("every repo path a file names exists (or is an output git ignores)", () => {

@@ -48,6 +48,17 @@ describe("the functions' environment", () => {
     ]);
   });
 
+  it("RATE_LIMIT_SCALE: optional, and a positive number when set (a typo must not lift the flood limits)", () => {
+    const SCALE = ["RATE_LIMIT_SCALE"] as const;
+    expect(envProblems({}, SCALE)).toEqual([]);
+    for (const value of ["1000", "2.5"]) expect(envProblems({ RATE_LIMIT_SCALE: value }, SCALE)).toEqual([]);
+    for (const value of ["0", "-1", "lots", "1e9", "Infinity"]) {
+      expect(envProblems({ RATE_LIMIT_SCALE: value }, SCALE), value).toEqual([
+        "RATE_LIMIT_SCALE must be a positive number",
+      ]);
+    }
+  });
+
   it("accepts a production environment: live or test keys, restricted keys, origins with a trailing slash", () => {
     expect(envProblems(good, ALL)).toEqual([]);
     expect(

@@ -10,7 +10,7 @@
 // spike, which Stripe's retries absorb) for each side, and orders lost (the hard budget: 0).
 import { randomBytes } from "node:crypto";
 import type { TestStack } from "@advisor-accelerator/local-stack";
-import { type BackendOutcome, forEachBackend, MAIL_UNLIMITED, percentile } from "./backend.ts";
+import { type BackendOutcome, forEachBackend, LIMITS_RAISED, MAIL_UNLIMITED, percentile } from "./backend.ts";
 import { budgetEntry, type BudgetResult } from "./budgets.ts";
 import { type Cell, formatTable } from "./format.ts";
 
@@ -311,7 +311,7 @@ export async function runLaunchBench({
   deliveries?: number;
   log?: (line: string) => void;
 } = {}): Promise<LaunchResult[]> {
-  return forEachBackend({ seed: false, resend: MAIL_UNLIMITED }, async (backend, stack) => {
+  return forEachBackend({ seed: false, resend: MAIL_UNLIMITED, secrets: LIMITS_RAISED }, async (backend, stack) => {
     log(`  ${backend}: ${seconds} s spike, ${checkouts} checkouts and ${deliveries} deliveries in flight…`);
     return { backend, ...(await spike(stack, { seconds, checkouts, deliveries })) };
   });

@@ -5,7 +5,7 @@
  * (`[functions.<name>]` in supabase/config.toml), lets CORS preflight requests (OPTIONS) through
  * unchecked, and passes the request on unchanged but for `X-Forwarded-For`, which it sets to the
  * client's address as Supabase's gateway does (a value the caller sent is replaced: functions
- * rate-limit on it, functions/leads/handler.ts); it adds no CORS headers, so each function
+ * rate-limit on it, functions/_shared/rate-limit.ts); it adds no CORS headers, so each function
  * answers its own preflight (functions/_shared/cors.ts). The function gets the environment
  * Supabase gives every function, and the stack's own settings for it: the site's URL; unless a
  * real STRIPE_SECRET_KEY is set, the Stripe stand-in's key, address and signing secret; unless a

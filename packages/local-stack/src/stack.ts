@@ -78,6 +78,11 @@ export interface StackOptions {
   stripe?: StripeOptions;
   /** The Resend stand-in's settings: its rate limit (tests lower or raise it). */
   resend?: ResendOptions;
+  /**
+   * Secrets for the functions, as `supabase secrets set` gives them, over the environment's and
+   * the stack's own (tests and the bench raise RATE_LIMIT_SCALE this way).
+   */
+  secrets?: Record<string, string>;
 }
 
 export interface Stack {
@@ -191,6 +196,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ? {}
       : { RESEND_API_KEY: resend.handle.apiKey, RESEND_API_URL: resend.handle.apiUrl }),
     ...(process.env.MAIL_FROM?.trim() ? {} : { MAIL_FROM: LOCAL_MAIL_FROM }),
+    ...options.secrets,
   });
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {

@@ -32,6 +32,7 @@ import {
   readPendingCheckout,
   type Refusal,
   refusalOf,
+  rushWaitOf,
   rememberPendingCheckout,
   returnsToPreviousPage,
   visitAttribution,
@@ -183,14 +184,17 @@ async function signOut() {
   }
 }
 
-/** The checkout function's refusal of a second purchase, read from supabase-js's FunctionsHttpError (its `context` is the Response). */
-async function refusalFrom(failure: unknown): Promise<Refusal | null> {
+/**
+ * The body of the checkout function's answer, when its status is `status`, from supabase-js's
+ * FunctionsHttpError (its `context` is the Response); undefined for any other failure.
+ */
+async function failureBody(failure: unknown, status: number): Promise<unknown> {
   const context = (failure as { context?: unknown } | null)?.context;
-  if (!(context instanceof Response) || context.status !== 409) return null;
+  if (!(context instanceof Response) || context.status !== status) return undefined;
   try {
-    return refusalOf(context.status, await context.clone().json());
+    return await context.clone().json();
   } catch {
-    return null;
+    return undefined;
   }
 }
 
@@ -263,9 +267,16 @@ function CheckoutForm({
     try {
       const { supabase } = await import("~/lib/supabase");
       const body = checkoutRequest(window.location.origin, program, address, visitAttribution(attributionKey));
-      const { data, error: failure } = await supabase.functions.invoke<{ url?: unknown }>("stripe-checkout", { body });
+      const start = () => supabase.functions.invoke<{ url?: unknown }>("stripe-checkout", { body });
+      let { data, error: failure } = await start();
+      // Many buyers at the same second: wait as the function says, then once more.
+      const wait = failure ? rushWaitOf(429, await failureBody(failure, 429)) : null;
+      if (wait !== null) {
+        await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+        ({ data, error: failure } = await start());
+      }
       if (failure) {
-        const reason = await refusalFrom(failure);
+        const reason = refusalOf(409, await failureBody(failure, 409));
         if (reason) {
           setRefused({ reason, email: address });
           setBusy(false);

@@ -15,6 +15,8 @@ import {
   PENDING_CHECKOUT_TTL_MS,
   programAt,
   refusalOf,
+  RUSH_WAIT_MAX_SECONDS,
+  rushWaitOf,
   returnsToPreviousPage,
 } from "./logic";
 
@@ -150,6 +152,18 @@ describe("a program the customer already has (the checkout function's rule: buye
 });
 
 describe("the checkout function's refusal of a second purchase", () => {
+  it("sits out a launch-day rush once, by itself: only a 429 whose wait is a few seconds", () => {
+    const rush = { error: "Too many requests in a short time. Please try again later.", code: "rate_limited" };
+    expect(rushWaitOf(429, { ...rush, retry_after: 1 })).toBe(1);
+    expect(rushWaitOf(429, { ...rush, retry_after: RUSH_WAIT_MAX_SECONDS })).toBe(RUSH_WAIT_MAX_SECONDS);
+    // One buyer's own limit (an hour) is not waited out on the page.
+    expect(rushWaitOf(429, { ...rush, retry_after: 3_600 })).toBeNull();
+    for (const body of [null, {}, { retry_after: "1" }, { retry_after: 0 }, { retry_after: 1.5 }]) {
+      expect(rushWaitOf(429, body), JSON.stringify(body)).toBeNull();
+    }
+    expect(rushWaitOf(502, { ...rush, retry_after: 1 })).toBeNull();
+  });
+
   it("reads the code of a 409", () => {
     expect(refusalOf(409, { error: "You already own it.", code: "already_owned" })).toBe("already_owned");
     expect(refusalOf(409, { error: "Still clearing.", code: "payment_processing" })).toBe("payment_processing");

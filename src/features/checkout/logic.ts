@@ -157,6 +157,22 @@ export function refusalOf(status: number, body: unknown): Refusal | null {
   return code === "already_owned" || code === "payment_processing" ? code : null;
 }
 
+/** The longest wait the page sits out by itself, once, when many buyers check out at the same moment. */
+export const RUSH_WAIT_MAX_SECONDS = 3;
+
+/**
+ * How long to wait before trying the checkout once more by itself: for the checkout function's
+ * 429 whose wait is short (the ceiling everyone shares, a second at a time, during a launch-day
+ * rush: functions/stripe-checkout/handler.ts LIMITS), the seconds its body says; null for any
+ * other answer, a longer wait included (one buyer's own limit), which fails as any other does.
+ * The body, not `Retry-After`: a browser reads only the headers CORS exposes.
+ */
+export function rushWaitOf(status: number, body: unknown): number | null {
+  if (status !== 429 || !body || typeof body !== "object") return null;
+  const wait = (body as { retry_after?: unknown }).retry_after;
+  return typeof wait === "number" && Number.isInteger(wait) && wait >= 1 && wait <= RUSH_WAIT_MAX_SECONDS ? wait : null;
+}
+
 // The checkout that left for Stripe -----------------------------------------------------------------
 
 /**
