@@ -49,6 +49,8 @@ try {
       `Checked ${report.checked} completed Checkout Session(s) of the last ${days} day(s); recorded ${report.recorded.length}.`,
     );
     for (const id of report.recorded) console.log(`  recorded ${id}`);
+    for (const id of report.held)
+      console.log(`  held for review ${id}: not paid at the program's price (public.stripe_payment_reviews)`);
     const { emails } = report;
     console.log(
       emails

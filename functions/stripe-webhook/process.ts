@@ -9,13 +9,14 @@
  * the database keeps an order's status from moving backwards when events arrive out of order.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
-import { CATALOGUE } from "../_shared/catalogue.ts";
+import { CATALOGUE, type CatalogueProduct } from "../_shared/catalogue.ts";
 import { ATTRIBUTION_KEYS } from "../../packages/shared/checkout-request.ts";
 import type { Env } from "../_shared/env.ts";
 import type { Stripe } from "../_shared/stripe.ts";
 import { deliverOrderEmails } from "./emails.ts";
 
-export type Outcome = "recorded" | "duplicate" | "ignored";
+/** recorded; duplicate (seen before); ignored (not ours, or of no concern); held (paid the wrong amount: for review). */
+export type Outcome = "recorded" | "duplicate" | "ignored" | "held";
 type OrderStatus = "pending" | "completed" | "canceled" | "refunded" | "failed";
 
 /** An error a later delivery may not meet (the database or Auth was unreachable): answer 5xx. */
@@ -128,6 +129,83 @@ async function receiptOf(stripe: Stripe, paymentIntent: string, log: (m: string)
   }
 }
 
+/**
+ * Why `session`'s payment is not what `product` costs, or null when it is. A signed event is
+ * Stripe's word, but not proof that the program's price was paid: a session made outside the
+ * checkout function (a payment link, a key used elsewhere) can carry our metadata at any amount.
+ * The catalogue's amount and currency pass at once. Anything else passes only when the session's
+ * one line item, bought once, is a price of the program's own Stripe product at exactly the amount
+ * paid: a checkout started at the price before a change (stripe:setup keeps that price active
+ * until the functions carry the new catalogue, and a session stays open for 24 hours), which
+ * Stripe must confirm. A session Stripe does not know is a problem; Stripe unreachable is retried.
+ */
+export async function paymentProblem(
+  stripe: Stripe,
+  session: Stripe.Checkout.Session,
+  product: CatalogueProduct,
+): Promise<string | null> {
+  const paid = `${session.amount_total ?? "no amount"} ${session.currency ?? "(no currency)"}`;
+  if (session.currency !== product.currency) return `paid ${paid}, not in ${product.currency}`;
+  if (session.amount_total === product.priceCents) return null;
+  let items: Stripe.LineItem[];
+  let programProduct: string | undefined;
+  try {
+    const known = await stripe.checkout.sessions.retrieve(session.id, { expand: ["line_items"] });
+    if (known.amount_total !== session.amount_total || known.currency !== session.currency)
+      return `paid ${paid} by the event, ${known.amount_total} ${known.currency} at Stripe`;
+    items = known.line_items?.data ?? [];
+    const { data } = await stripe.prices.list({ lookup_keys: [product.lookupKey], limit: 1 });
+    const price = data[0]?.product;
+    programProduct = typeof price === "string" ? price : price?.id;
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return `paid ${paid}; Stripe has no such session`;
+    throw new RetryableError(`Checking what ${session.id} paid failed: ${(error as Error).message}`);
+  }
+  const item = items[0];
+  if (items.length !== 1 || !item?.price || item.quantity !== 1) return `paid ${paid} for ${items.length} line items`;
+  const itemProduct = typeof item.price.product === "string" ? item.price.product : item.price.product.id;
+  if (!programProduct || itemProduct !== programProduct)
+    return `paid ${paid} for price ${item.price.id} of another Stripe product (${itemProduct})`;
+  if (item.price.unit_amount !== session.amount_total || item.price.currency !== session.currency)
+    return `paid ${paid}, not price ${item.price.id}'s ${item.price.unit_amount} ${item.price.currency}`;
+  return null;
+}
+
+/**
+ * Keeps `event` for review instead of recording an order: no order, no account, no access
+ * (supabase/migrations/20261130000100_payment_reviews.sql). A redelivery adds nothing.
+ */
+async function holdForReview(
+  event: Stripe.Event,
+  session: Stripe.Checkout.Session,
+  product: CatalogueProduct,
+  problem: string,
+  deps: Deps,
+): Promise<Outcome> {
+  const customerId = typeof session.customer === "string" ? session.customer : (session.customer?.id ?? null);
+  const { error } = await deps.admin.from("stripe_payment_reviews").upsert(
+    {
+      event_id: event.id,
+      event_type: event.type,
+      checkout_session_id: session.id,
+      customer_id: customerId,
+      email: session.customer_details?.email ?? session.customer_email ?? null,
+      product_key: product.key,
+      amount_total: session.amount_total,
+      currency: session.currency,
+      expected_amount: product.priceCents,
+      expected_currency: product.currency,
+      reason: problem.slice(0, 1000),
+    },
+    { onConflict: "event_id", ignoreDuplicates: true },
+  );
+  if (error) throw new RetryableError(`Holding ${event.id} for review failed: ${error.message}`);
+  console.error(
+    `stripe-webhook held ${event.type} ${event.id} for review, no access granted: session ${session.id} for ${product.key} ${problem}.`,
+  );
+  return "held";
+}
+
 /** Records `event` about `session` as an order in `status`. */
 async function recordSession(
   event: Stripe.Event,
@@ -143,6 +221,11 @@ async function recordSession(
   if (session.mode !== "payment" || !product || !customerId || (!email && status !== "canceled")) {
     log(`Skipped ${event.type} ${event.id}: session ${session.id} is not a checkout of this site.`);
     return "ignored";
+  }
+  // What grants access (a payment, or one on its way) must be the program's price.
+  if (status === "completed" || status === "pending") {
+    const problem = await paymentProblem(deps.stripe, session, product);
+    if (problem) return holdForReview(event, session, product, problem, deps);
   }
   const buyerEmail = status === "canceled" ? null : email!;
   const prepared = await prepare(deps.admin, event.id, buyerEmail);

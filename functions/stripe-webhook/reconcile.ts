@@ -16,6 +16,8 @@ export interface ReconcileReport {
   checked: number;
   /** Sessions recorded now. */
   recorded: string[];
+  /** Sessions not paid at the program's price: held for review, no access (./process.ts `paymentProblem`). */
+  held: string[];
   /** Order e-mails sent now, still queued, and given up on; null without the mail settings. */
   emails: { sent: number; queued: number; failed: number } | null;
 }
@@ -45,6 +47,7 @@ export async function reconcile(deps: Deps, options: { days?: number } = {}): Pr
       known.set(row.checkout_session_id, row.status);
   }
   const recorded: string[] = [];
+  const held: string[] = [];
   for (const session of sessions) {
     const stripeStatus = session.payment_status === "unpaid" ? "pending" : "completed";
     const ours = known.get(session.id);
@@ -57,9 +60,11 @@ export async function reconcile(deps: Deps, options: { days?: number } = {}): Pr
       data: { object: session },
     } as unknown as Stripe.Event;
     // Recorded without sending: the sweep below sends every queued e-mail, these included.
-    if ((await processEvent(event, { ...deps, mail: undefined })) === "recorded") recorded.push(session.id);
+    const outcome = await processEvent(event, { ...deps, mail: undefined });
+    if (outcome === "recorded") recorded.push(session.id);
+    if (outcome === "held") held.push(session.id);
   }
-  if (!deps.mail) return { checked: sessions.length, recorded, emails: null };
+  if (!deps.mail) return { checked: sessions.length, recorded, held, emails: null };
   const emails = { sent: 0, queued: 0, failed: 0 };
   const log = deps.log ?? ((m: string) => console.warn(m));
   for (const sessionId of await sessionsWithQueuedEmails(deps.admin)) {
@@ -69,5 +74,5 @@ export async function reconcile(deps: Deps, options: { days?: number } = {}): Pr
     emails.failed += report.failed.length;
     for (const { kind, error } of report.queued) log(`The ${kind} e-mail of ${sessionId} is still queued: ${error}`);
   }
-  return { checked: sessions.length, recorded, emails };
+  return { checked: sessions.length, recorded, held, emails };
 }

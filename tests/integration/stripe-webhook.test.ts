@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 import { MAX_BODY_BYTES } from "../../functions/stripe-webhook/handler.ts";
+import { stripeClient } from "../../functions/_shared/stripe.ts";
 import {
   checkoutSession as session,
   type Delivery,
@@ -245,6 +246,122 @@ describe.each(BACKENDS)("stripe-webhook on $name", (backend) => {
     }
     expect(await users(email)).toHaveLength(0);
     expect(mails(email)).toHaveLength(0);
+  });
+
+  describe("what was paid (functions/stripe-webhook/process.ts paymentProblem)", () => {
+    const stripe = () => stripeClient({ STRIPE_SECRET_KEY: stack.stripe.secretKey, STRIPE_API_URL: stack.url });
+    const reviews = async (sessionId: string) =>
+      (
+        await stack.db.query<{ event_id: string; amount_total: string | null; currency: string; reason: string }>(
+          "select event_id, amount_total::text, currency, reason from public.stripe_payment_reviews where checkout_session_id = $1",
+          [sessionId],
+        )
+      ).rows;
+    /** A real Checkout Session at `price` on the Stripe stand-in, as Stripe sends it once paid. */
+    const paidAt = async (price: string, email: string, productKey = "GROWTH_MINDSET") => {
+      const made = await stripe().checkout.sessions.create({
+        mode: "payment",
+        customer_email: email,
+        line_items: [{ price, quantity: 1 }],
+        success_url: "http://localhost:4321/checkout/success?session_id={CHECKOUT_SESSION_ID}",
+        cancel_url: "http://localhost:4321/checkout/GROWTH_MINDSET",
+        metadata: { product_key: productKey },
+      });
+      return session(email, {
+        id: made.id,
+        amount_subtotal: made.amount_subtotal,
+        amount_total: made.amount_total,
+        currency: made.currency,
+      });
+    };
+    const programProduct = async () => {
+      const { data } = await stripe().prices.list({ lookup_keys: ["growth_mindset"], limit: 1 });
+      return data[0]!.product as string;
+    };
+
+    it("holds a payment that is not the program's price for review: 1 cent, nothing, another currency; no order, account or e-mail, and a redelivery adds nothing", async () => {
+      for (const [name, overrides] of [
+        ["one cent", { amount_subtotal: 1, amount_total: 1 }],
+        ["free", { amount_subtotal: 0, amount_total: 0 }],
+        ["the price in another currency", { currency: "eur" }],
+      ] as const) {
+        const email = `${id("cheap")}@example.com`;
+        const paid = session(email, overrides);
+        const delivery = await sign(event("checkout.session.completed", paid));
+        hostile.tried++;
+        const response = await deliver(delivery);
+        expect(response.status, name).toBe(200);
+        expect(await response.json(), name).toEqual({ received: true, outcome: "held" });
+        if ((await orders(paid.id)).length > 0 || (await users(email)).length > 0) hostile.accepted++;
+        expect(await anyRowsFor(paid.id, email), name).toBe(0);
+        const [held] = await reviews(paid.id);
+        expect(held, name).toMatchObject({ amount_total: String(paid.amount_total), currency: paid.currency });
+        expect(held!.reason, name).toMatch(/^paid /);
+        // Stripe delivers again: still one review, still nothing granted.
+        expect((await deliver(delivery)).status).toBe(200);
+        expect(await reviews(paid.id), name).toHaveLength(1);
+        expect(await anyRowsFor(paid.id, email), name).toBe(0);
+      }
+      expect(hostile.accepted).toBe(0);
+    });
+
+    it("records a checkout started at the program's price before a change, which Stripe confirms", async () => {
+      // stripe:setup keeps the outgoing price active while the functions still sell it
+      // (functions/_shared/stripe-setup.ts); a buyer who opened the checkout then pays it.
+      const older = await stripe().prices.create({
+        product: await programProduct(),
+        unit_amount: 25_000,
+        currency: "usd",
+      });
+      const email = `${id("before-change")}@example.com`;
+      const paid = await paidAt(older.id, email);
+      expect(paid.amount_total).toBe(25_000);
+      const response = await deliver(await sign(event("checkout.session.completed", paid)));
+      expect(await response.json()).toEqual({ received: true, outcome: "recorded" });
+      expect(await orders(paid.id)).toMatchObject([{ status: "completed", product_key: "GROWTH_MINDSET" }]);
+      expect(await reviews(paid.id)).toEqual([]);
+    });
+
+    it("holds a real session for another Stripe product that carries the program's key, and an event whose amount is not Stripe's", async () => {
+      const other = await stripe().products.create({ name: "Workshop seat" });
+      const price = await stripe().prices.create({ product: other.id, unit_amount: 5_000, currency: "usd" });
+      const email = `${id("other-product")}@example.com`;
+      const paid = await paidAt(price.id, email);
+      hostile.tried++;
+      const response = await deliver(await sign(event("checkout.session.completed", paid)));
+      expect(await response.json()).toEqual({ received: true, outcome: "held" });
+      if ((await orders(paid.id)).length > 0) hostile.accepted++;
+      expect(await anyRowsFor(paid.id, email)).toBe(0);
+      expect((await reviews(paid.id))[0]!.reason).toContain(`of another Stripe product (${other.id})`);
+
+      // A signed event that says less was paid than Stripe's own session.
+      const older = await stripe().prices.create({
+        product: await programProduct(),
+        unit_amount: 20_000,
+        currency: "usd",
+      });
+      const real = await paidAt(older.id, `${id("understated")}@example.com`);
+      const understated = { ...real, amount_subtotal: 60, amount_total: 60 };
+      hostile.tried++;
+      const second = await deliver(await sign(event("checkout.session.completed", understated)));
+      expect(await second.json()).toEqual({ received: true, outcome: "held" });
+      if ((await orders(real.id)).length > 0) hostile.accepted++;
+      expect((await reviews(real.id))[0]!.reason).toBe("paid 60 usd by the event, 20000 usd at Stripe");
+      expect(hostile.accepted).toBe(0);
+    });
+
+    it("holds a bank debit at the wrong price when it starts and when it clears; its failure or expiry needs no check", async () => {
+      const email = `${id("debit")}@example.com`;
+      const pending = session(email, { payment_status: "unpaid", amount_subtotal: 100, amount_total: 100 });
+      const started = await deliver(await sign(event("checkout.session.completed", pending)));
+      expect(await started.json()).toEqual({ received: true, outcome: "held" });
+      const cleared = await deliver(
+        await sign(event("checkout.session.async_payment_succeeded", { ...pending, payment_status: "paid" })),
+      );
+      expect(await cleared.json()).toEqual({ received: true, outcome: "held" });
+      expect(await reviews(pending.id)).toHaveLength(2);
+      expect(await anyRowsFor(pending.id, email)).toBe(0);
+    });
   });
 
   it("refuses other methods", async () => {
