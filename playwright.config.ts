@@ -17,7 +17,8 @@ export default defineConfig({
   retries: 0,
   forbidOnly: !!process.env.CI,
   // The HTML report (playwright-report/) in CI too: the GitHub workflow uploads it when a test fails.
-  reporter: [["list"], ["html", { open: "never" }]],
+  // The list, an HTML report, and a table of the hostile tries the tests made (tests/support/hostile.ts).
+  reporter: [["list"], ["html", { open: "never" }], ["./tests/e2e/hostile-reporter.ts"]],
   timeout: 30_000,
   expect: { timeout: 5_000 },
   use: {

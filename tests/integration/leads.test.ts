@@ -11,6 +11,7 @@ import { FIELD_MAX, leadRequest, MAX_BODY_BYTES } from "../../packages/shared/le
 import { LIMITS } from "../../functions/leads/handler.ts";
 import { BACKENDS, LOCAL_MAIL_FROM, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 import { type Answer as Answered, nextAddress, postFrom } from "../support/client-address.ts";
+import { logTallies, Tally } from "../support/hostile.ts";
 
 const SITE = "http://localhost:4321";
 const ATTRIBUTION = {
@@ -27,11 +28,14 @@ type Answer = Answered<{ ok?: true; error?: string; errors?: Record<string, stri
 
 describe.each(BACKENDS)("the consultation form's function on $name", (backend) => {
   let stack: TestStack;
+  const oversize = new Tally("oversize bodies");
+  const flood = new Tally("lead form flood");
 
   beforeAll(async () => {
     stack = await startTestStack(backend, { seed: false });
   }, 60_000);
   afterAll(async () => {
+    logTallies(oversize, flood);
     await stack?.stop();
   });
   afterEach(() => {
@@ -212,7 +216,9 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
     const from = nextAddress();
     const email = unique("large");
     const large = JSON.stringify(body(email, { help: "x".repeat(MAX_BODY_BYTES) }));
-    expect((await post(null, from, { raw: large })).status).toBe(413);
+    const declared = await post(null, from, { raw: large });
+    oversize.count(declared.status === 200);
+    expect(declared.status).toBe(413);
     // Sent in chunks with no Content-Length: counted as it arrives.
     const chunked = await fetch(`${stack.url}/functions/v1/leads`, {
       method: "POST",
@@ -225,6 +231,7 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
       }),
       duplex: "half",
     } as RequestInit);
+    oversize.count(chunked.ok);
     expect(chunked.status).toBe(413);
     expect(await leadsOf(email)).toEqual([]);
   });
@@ -233,6 +240,7 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
     const email = unique("eager");
     for (let i = 0; i < LIMITS.email.hits; i++) expect((await post(body(email), nextAddress())).status).toBe(200);
     const refused = await post(body(email), nextAddress());
+    flood.count(refused.status === 200);
     expect(refused.status).toBe(429);
     const wait = Number(refused.headers["retry-after"]);
     expect(wait).toBeGreaterThan(3_500);
@@ -255,6 +263,7 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
     }
     const email = unique("office-late");
     const refused = await post(body(email), from);
+    flood.count(refused.status === 200);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers["retry-after"])).toBeGreaterThan(3_500);
     expect(await leadsOf(email)).toEqual([]);

@@ -12,6 +12,7 @@ import { stripeClient } from "../../functions/_shared/stripe.ts";
 import { LIMITS, MAX_BODY_BYTES } from "../../functions/stripe-checkout/handler.ts";
 import { startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 import { nextAddress, postFrom } from "../support/client-address.ts";
+import { logTallies, Tally } from "../support/hostile.ts";
 
 const SITE = "http://localhost:4321";
 const OS = { checkoutKey: "OS_ACCELERATOR", stripeLookupKey: "os_accelerator" };
@@ -19,7 +20,9 @@ const OS = { checkoutKey: "OS_ACCELERATOR", stripeLookupKey: "os_accelerator" };
 describe("stripe-checkout", () => {
   let stack: TestStack;
   let stripe: Stripe;
-  const hostile = { tried: 0, accepted: 0 };
+  const bad = new Tally("checkout bad requests");
+  const oversize = new Tally("oversize bodies");
+  const flood = new Tally("checkout flood");
 
   const call = (body: unknown, origin = SITE, method = "POST") =>
     fetch(`${stack.url}/functions/v1/stripe-checkout`, {
@@ -42,7 +45,7 @@ describe("stripe-checkout", () => {
     stripe = stripeClient({ STRIPE_SECRET_KEY: stack.stripe.secretKey, STRIPE_API_URL: stack.url });
   }, 60_000);
   afterAll(async () => {
-    console.log(`hostile checkout requests: tried ${hostile.tried}, accepted ${hostile.accepted}`);
+    logTallies(bad, oversize, flood);
     await stack?.stop();
   });
 
@@ -113,14 +116,13 @@ describe("stripe-checkout", () => {
       ["a GET", valid, 405, "GET"],
     ];
     for (const [name, body, status, method] of cases) {
-      hostile.tried++;
       const response = await call(body, SITE, method);
-      if (response.ok) hostile.accepted++;
+      bad.count(response.ok);
       expect(response.status, name).toBe(status);
       expect(((await response.json()) as { error: string }).error, name).toEqual(expect.any(String));
     }
     expect(await counts()).toEqual(before);
-    expect(hostile.accepted).toBe(0);
+    expect(bad.accepted).toBe(0);
   });
 
   it("refuses a body over 16 KB unread, whether it declares its length or streams it: 413, nothing created", async () => {
@@ -129,9 +131,8 @@ describe("stripe-checkout", () => {
     const valid = checkoutRequest(SITE, OS, "flood@example.com");
     const padded = JSON.stringify({ ...valid, padding: "x".repeat(MAX_BODY_BYTES) });
     const before = await counts();
-    hostile.tried++;
     const declared = await call(padded);
-    if (declared.ok) hostile.accepted++;
+    oversize.count(declared.ok);
     expect(declared.status).toBe(413);
     expect(await declared.json()).toEqual({ error: "The request is larger than 16 KB." });
 
@@ -144,14 +145,13 @@ describe("stripe-checkout", () => {
         else controller.close();
       },
     });
-    hostile.tried++;
     const streamed = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
       method: "POST",
       headers: { origin: SITE, "content-type": "application/json", apikey: stack.anonKey },
       body: stream,
       duplex: "half",
     } as RequestInit);
-    if (streamed.ok) hostile.accepted++;
+    oversize.count(streamed.ok);
     expect(streamed.status).toBe(413);
     expect(sent).toBeLessThan(1024);
     expect(await counts()).toEqual(before);
@@ -204,13 +204,12 @@ describe("stripe-checkout", () => {
       const email = unique("eager");
       for (let i = 0; i < LIMITS.email.hits; i++) expect((await from(nextAddress(), email)).status).toBe(200);
       const before = await counts();
-      hostile.tried += 2;
       const refused = await from(nextAddress(), email);
-      if (refused.status === 200) hostile.accepted++;
+      flood.count(refused.status === 200);
       expectRefused(refused, 3_500, 3_600);
       // The address is the limit, however it is written.
       const shouted = await from(nextAddress(), email.toUpperCase());
-      if (shouted.status === 200) hostile.accepted++;
+      flood.count(shouted.status === 200);
       expect(shouted.status).toBe(429);
       expect(await counts()).toEqual(before);
       // Another buyer is not held up.
@@ -227,9 +226,8 @@ describe("stripe-checkout", () => {
         expect(answer.status).toBe(200);
       }
       const before = await counts();
-      hostile.tried++;
       const refused = await from(address, unique("office-late"));
-      if (refused.status === 200) hostile.accepted++;
+      flood.count(refused.status === 200);
       expectRefused(refused, 3_500, 3_600);
       expect(await counts()).toEqual(before);
       expect((await from(nextAddress(), unique("next-door"))).status).toBe(200);
@@ -245,9 +243,8 @@ describe("stripe-checkout", () => {
         [LIMITS.everyone.hits],
       );
       const before = await counts();
-      hostile.tried++;
       const refused = await from(nextAddress(), unique("rush"));
-      if (refused.status === 200) hostile.accepted++;
+      flood.count(refused.status === 200);
       expectRefused(refused, 1, 30);
       expect(await counts()).toEqual(before);
 
