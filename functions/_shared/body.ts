@@ -35,3 +35,17 @@ export async function readCapped(request: Request, limit: number): Promise<strin
 /** The 413 message for a body over `limit` bytes. */
 export const tooLarge = (limit: number) =>
   `The request is larger than ${limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MB` : `${limit / 1024} KB`}.`;
+
+/** A JSON body as parsed, or the refusal to answer: 413 over `limit` bytes, 400 when it is not JSON. */
+export async function readJson(
+  request: Request,
+  limit: number,
+): Promise<{ ok: true; body: unknown } | { ok: false; status: 400 | 413; error: string }> {
+  const text = await readCapped(request, limit);
+  if (text === null) return { ok: false, status: 413, error: tooLarge(limit) };
+  try {
+    return { ok: true, body: JSON.parse(text) };
+  } catch {
+    return { ok: false, status: 400, error: "The request body must be JSON." };
+  }
+}

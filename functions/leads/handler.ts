@@ -18,7 +18,7 @@
 import { BUSINESS_EMAIL } from "../_shared/catalogue.ts";
 import { ATTRIBUTION_KEYS, type AttributionKey, keptAttribution } from "../../packages/shared/checkout-request.ts";
 import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
-import { readCapped, tooLarge } from "../_shared/body.ts";
+import { readJson } from "../_shared/body.ts";
 import { leadNotificationEmail } from "../_shared/emails.ts";
 import { type Env, type FunctionVariable, json } from "../_shared/env.ts";
 import {
@@ -129,14 +129,9 @@ export default async function handler(request: Request, env: Env): Promise<Respo
     withCors(request, json(body, status, { "cache-control": "no-store", ...headers }), origins, METHODS);
   if (request.method !== "POST") return answer({ error: "Method not allowed: use POST." }, 405, { allow: METHODS });
 
-  const text = await readCapped(request, MAX_BODY_BYTES);
-  if (text === null) return answer({ error: tooLarge(MAX_BODY_BYTES) }, 413);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return answer({ error: "The request body must be JSON." }, 400);
-  }
+  const read = await readJson(request, MAX_BODY_BYTES);
+  if (!read.ok) return answer({ error: read.error }, read.status);
+  const { body } = read;
   if (!body || typeof body !== "object" || Array.isArray(body))
     return answer({ error: "The request body must be a JSON object." }, 400);
   const input = body as Record<string, unknown>;

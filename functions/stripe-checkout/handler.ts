@@ -10,7 +10,7 @@
  * Retry-After and creates nothing at Stripe (LIMITS). Runs under Node (local stack, tests) and Deno
  * (Supabase Edge, ./index.ts).
  */
-import { readCapped, tooLarge } from "../_shared/body.ts";
+import { readJson } from "../_shared/body.ts";
 import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
 import { sha256Hex } from "../_shared/digest.ts";
 import type { CatalogueProduct } from "../_shared/catalogue.ts";
@@ -157,15 +157,9 @@ export default async function handler(request: Request, env: Env): Promise<Respo
     withCors(request, json(body, status, status === 405 ? { allow: "POST, OPTIONS" } : headers), origins);
   if (request.method !== "POST") return answer({ error: "Method not allowed: use POST." }, 405);
 
-  const text = await readCapped(request, MAX_BODY_BYTES);
-  if (text === null) return answer({ error: tooLarge(MAX_BODY_BYTES) }, 413);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return answer({ error: "The request body must be JSON." }, 400);
-  }
-  const read = readCheckoutRequest(body, origins);
+  const parsed = await readJson(request, MAX_BODY_BYTES);
+  if (!parsed.ok) return answer({ error: parsed.error }, parsed.status);
+  const read = readCheckoutRequest(parsed.body, origins);
   if (!read.ok) return answer({ error: read.error }, read.status);
   const { product, email, successUrl, cancelUrl, attribution } = read.request;
   const wait = await floodWait(request, env, email);
