@@ -192,6 +192,7 @@ describe.each(BACKENDS)("on $name", (backend) => {
         "service_role INSERT stripe_customers",
         "service_role INSERT stripe_events",
         "service_role INSERT stripe_orders",
+        "service_role INSERT stripe_payment_reviews",
         "service_role SELECT buyer_invites",
         "service_role SELECT course_lessons",
         "service_role SELECT course_programs",
@@ -201,6 +202,7 @@ describe.each(BACKENDS)("on $name", (backend) => {
         "service_role SELECT stripe_customers",
         "service_role SELECT stripe_events",
         "service_role SELECT stripe_orders",
+        "service_role SELECT stripe_payment_reviews",
         "service_role SELECT stripe_user_orders",
         "service_role UPDATE buyer_invites",
         "service_role UPDATE course_lessons",
@@ -211,6 +213,7 @@ describe.each(BACKENDS)("on $name", (backend) => {
         "service_role UPDATE stripe_customers",
         "service_role UPDATE stripe_events",
         "service_role UPDATE stripe_orders",
+        "service_role UPDATE stripe_payment_reviews",
       ]);
       // The lesson player saves progress by upsert: the lesson, whether it is done, the video's position.
       const progress = await db.query<{ privilege: string; column: string }>(`
@@ -322,6 +325,7 @@ describe.each(BACKENDS)("on $name", (backend) => {
         ["A", userA, "insert into public.buyer_invites (email) values ('a@example.com') returning email"],
         // The order e-mails (their set-password link tokens) and the checkout's ownership check.
         ["A", userA, "select * from public.order_emails"],
+        ["A", userA, "select * from public.stripe_payment_reviews"],
         ["A", userA, "select * from public.claim_order_emails('cs_test_demo1')"],
         ["A", userA, "select public.finish_order_email('cs_test_demo1', 'access') as r"],
         ["A", userA, "select public.buyer_order_state('demo@advisoraccelerator.com', 'GROWTH_MINDSET') as r"],
@@ -348,6 +352,7 @@ describe.each(BACKENDS)("on $name", (backend) => {
         ],
         ["anon", anon, "select * from public.buyer_invites"],
         ["anon", anon, "select * from public.order_emails"],
+        ["anon", anon, "select * from public.stripe_payment_reviews"],
         ["anon", anon, "select public.buyer_order_state('demo@advisoraccelerator.com', 'GROWTH_MINDSET') as r"],
         // B, checking A's side too.
         ["B", userB, `select * from public.profiles where id = '${A}'`],

@@ -11,7 +11,10 @@
 export class Tally {
   tried = 0;
   accepted = 0;
-  constructor(readonly target: string) {}
+  readonly target: string;
+  constructor(target: string) {
+    this.target = target;
+  }
 
   /** Counts one try; `accepted`: whether it got through (a 2xx, a row written, a session taken). */
   count(accepted: boolean): void {
