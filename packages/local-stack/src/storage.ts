@@ -30,14 +30,19 @@
  * its select policies too), at most 1000 names, and the deleted objects' bytes with them.
  * A JSON body is parsed and checked against the route's schema as Fastify does (its messages),
  * before the caller's JWT, which storage-api checks in a preHandler.
+ * Requests are routed as storage-api's router routes them (`ROUTES`), so a route's own word
+ * (`move`, `copy`, `sign`…) is never taken for a bucket's name where storage-api would not take
+ * it; storage-api's routes the product does not call (move, copy, signed uploads, object info,
+ * the bucket API, image transformations, TUS, S3…) answer 501 NotImplemented, naming the route.
  * Errors are Storage's (storage-api's src/internal/errors/codes.ts): HTTP 400 for every refusal
  * (500 for its own faults), the meaningful status in the body, `{ statusCode: "403", error,
  * message }` as the routes' `errorSchema` serializes it; storage-js reads both. Dev and test
  * only: production is Supabase Storage.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { readFile, rename, rm, rmdir } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
+import { makePrivateFolderAsync, writePrivateFile } from "./data-folder.ts";
 import { asRole, type Database, type Sql } from "./db.ts";
 import { BodyTooLarge, type Context, gateway, type Handler, json, readBody, requestClaims } from "./http.ts";
 import type { Claims } from "./jwt.ts";
@@ -132,6 +137,19 @@ const ERRORS = {
   badBody: (status: number, message: string) => storageError(status, "InvalidRequest", "FastifyError", message, status),
   databaseError: (code: string) => storageError(500, "DatabaseError", "DatabaseError", `database error, code: ${code}`),
   internal: () => storageError(500, "InternalError", "InternalError", "Internal server error"),
+  /**
+   * A route of storage-api's the stand-in does not implement (packages/local-stack/README.md,
+   * What still differs from hosted Supabase): HTTP 501 and the error body, `code` and all, as
+   * storage-api renders its own 5xx.
+   */
+  notImplemented: (route: string) =>
+    storageError(
+      501,
+      "NotImplemented",
+      "Not Implemented",
+      `${route} is not implemented by the local stack (packages/local-stack/README.md, What still differs from hosted Supabase)`,
+      501,
+    ),
 };
 
 /** A refusal decided deep in an upload, carried out to its answer. */
@@ -158,42 +176,144 @@ const JSON_BODY_LIMIT = 1024 * 1024;
 
 type Route = (request: Request, context: Context, parts: string[]) => Promise<Response>;
 
+/** A route of storage-api's: its methods, its path as a regular expression, and its handler here. */
+interface RouteEntry {
+  methods: readonly string[];
+  path: RegExp;
+  route: Route;
+  /** Let through without an API key, as the platform's gateway lets public and signed URLs through. */
+  open: boolean;
+}
+
+/** A GET route answers HEAD too (Fastify's `exposeHeadRoutes`), unless a HEAD route of its own comes first. */
+const GET = ["GET", "HEAD"] as const;
+
 /**
- * The routes behind the gateway's key check, as storage-api's router picks them: a static
- * segment (`sign`, `list`) before a bucket name. Each checks the caller's JWT itself, at the point
- * storage-api's `jwt` plugin does (a preHandler: after the body is parsed and validated).
+ * A route in storage-api's path syntax (find-my-way's): `:name` is one segment, possibly empty;
+ * `*` the rest of the path, possibly empty. The regular expression captures each in order.
  */
-const ROUTES: [method: string, path: RegExp, route: Route][] = [
-  ["POST", /^\/object\/sign\/([^/]+)\/(.*)$/, signUrl],
-  ["POST", /^\/object\/sign\/([^/]+)$/, signUrls],
-  ["POST", /^\/object\/list\/([^/]+)$/, (request, context, [bucket]) => list(bucket!, request, context)],
-  ["DELETE", /^\/object\/([^/]+)$/, removeObjects],
-  ["POST", /^\/object\/(.+)$/, (request, context, [rest]) => upload(rest!, request, context)],
-  ["PUT", /^\/object\/(.+)$/, (request, context, [rest]) => upload(rest!, request, context)],
+function route(methods: readonly string[], pattern: string, handler: Route, open = false): RouteEntry {
+  const source = pattern
+    .split("/")
+    .map((segment) => (segment === "*" ? "(.*)" : segment.startsWith(":") ? "([^/]*)" : segment))
+    .join("/");
+  return { methods, path: new RegExp(`^${source}$`), route: handler, open };
+}
+
+/**
+ * A route of storage-api's that the stand-in does not implement: 501 NotImplemented naming the
+ * route, the handler storage-api answers it with and the storage-js call that reaches it. It is
+ * answered after the gateway's key check and before anything else: no body read, no JWT, nothing
+ * written, and the route's first word never taken for a bucket's name.
+ */
+function notImplemented(handler: string, call?: string): Route {
+  return async (request) => {
+    const path = new URL(request.url).pathname.slice("/storage/v1".length);
+    const via = call ? `, storage-js \`${call}\`` : "";
+    return ERRORS.notImplemented(`${request.method} ${path} (storage-api's ${handler}${via})`);
+  };
+}
+
+const uploadRoute: Route = (request, context, [bucket, name]) => upload(`${bucket}/${name}`, request, context);
+
+/**
+ * storage-api's REST routes (the prefixes in its src/app.ts; src/http/routes/object/, bucket/,
+ * render/), each method's in the order its router (find-my-way) tries them: a static segment
+ * before a parameter, a parameter before the wildcard, and the next one when a longer path does
+ * not fit. So `POST /object/move` is moveObject, never an upload to a bucket named `move`, while
+ * `POST /object/move/a.png` is createObject in bucket `move`, in storage-api too; `POST
+ * /object/sign/<bucket>` signs many paths and `POST /object/sign` is no route. What the product
+ * calls is implemented; every other route answers 501 (`notImplemented`). An implemented route
+ * checks the caller's JWT itself, at the point storage-api's `jwt` plugin does (a preHandler:
+ * after the body is parsed and validated).
+ */
+const ROUTES: RouteEntry[] = [
+  route(
+    GET,
+    "/object/public/:bucketName/*",
+    (request, context, [b, n]) => download(`${b}/${n}`, request, context),
+    true,
+  ),
+  route(
+    GET,
+    "/object/sign/:bucketName/*",
+    (request, context, [b, n]) => signedDownload(b!, n!, request, context),
+    true,
+  ),
+  route(["HEAD"], "/object/authenticated/:bucketName/*", notImplemented("getObjectInfo")),
+  route(GET, "/object/authenticated/:bucketName/*", notImplemented("getObject")),
+  route(GET, "/object/info/public/:bucketName/*", notImplemented("getObjectInfo"), true),
+  route(GET, "/object/info/authenticated/:bucketName/*", notImplemented("getObjectInfo")),
+  route(GET, "/object/info/:bucketName/*", notImplemented("getObjectInfo", "info")),
+  route(["HEAD"], "/object/:bucketName/*", notImplemented("getObjectInfo", "exists")),
+  route(GET, "/object/:bucketName/*", notImplemented("getObject", "download")),
+
+  route(["POST"], "/object/copy", notImplemented("copyObject", "copy")),
+  route(["POST"], "/object/move", notImplemented("moveObject", "move")),
+  route(["POST"], "/object/sign/:bucketName/*", signUrl),
+  route(["POST"], "/object/sign/:bucketName", signUrls),
+  route(["POST"], "/object/upload/sign/:bucketName/*", notImplemented("getSignedUploadURL", "createSignedUploadUrl")),
+  route(["POST"], "/object/list/:bucketName", (request, context, [bucket]) => list(bucket!, request, context)),
+  route(["POST"], "/object/list-v2/:bucketName", notImplemented("listObjectsV2", "listV2")),
+  route(["POST"], "/object/:bucketName/*", uploadRoute),
+
+  route(["PUT"], "/object/upload/sign/:bucketName/*", notImplemented("uploadSignedObject", "uploadToSignedUrl"), true),
+  route(["PUT"], "/object/:bucketName/*", uploadRoute),
+
+  route(["DELETE"], "/object/:bucketName/*", notImplemented("deleteObject")),
+  route(["DELETE"], "/object/:bucketName", removeObjects),
+
+  // A prefix's `/` route answers with and without the trailing slash (Fastify's prefixTrailingSlash).
+  route(GET, "/bucket", notImplemented("getAllBuckets", "listBuckets")),
+  route(GET, "/bucket/", notImplemented("getAllBuckets", "listBuckets")),
+  route(["POST"], "/bucket", notImplemented("createBucket", "createBucket")),
+  route(["POST"], "/bucket/", notImplemented("createBucket", "createBucket")),
+  route(GET, "/bucket/:bucketId", notImplemented("getBucket", "getBucket")),
+  route(["PUT"], "/bucket/:bucketId", notImplemented("updateBucket", "updateBucket")),
+  route(["DELETE"], "/bucket/:bucketId", notImplemented("deleteBucket", "deleteBucket")),
+  route(["POST"], "/bucket/:bucketId/empty", notImplemented("emptyBucket", "emptyBucket")),
+
+  route(GET, "/render/image/authenticated/:bucketName/*", notImplemented("renderAuthenticatedImage", "download")),
+  route(GET, "/render/image/public/:bucketName/*", notImplemented("renderPublicImage"), true),
+  route(GET, "/render/image/sign/:bucketName/*", notImplemented("renderSignedImage"), true),
 ];
 
-export const handleStorage: Handler = async (request, context) => {
-  const path = new URL(request.url).pathname.slice("/storage/v1".length);
-  const { method } = request;
-  try {
-    // The platform's gateway lets public and signed object URLs through without a key.
-    const publicObject = /^\/object\/public\/(.*)$/.exec(path);
-    if (publicObject && (method === "GET" || method === "HEAD")) {
-      return await download(publicObject[1]!, request, context);
-    }
-    const signedObject = /^\/object\/sign\/([^/]+)\/(.*)$/.exec(path);
-    if (signedObject && (method === "GET" || method === "HEAD")) {
-      return await signedDownload(signedObject[1]!, signedObject[2]!, request, context);
-    }
+/** storage-api's other services, by prefix (src/app.ts): none is implemented, so any of their routes is 501. */
+const SERVICES: [prefix: string, name: string][] = [
+  ["/upload/resumable", "resumable uploads (TUS)"],
+  ["/s3", "S3 protocol"],
+  ["/cdn", "CDN cache purge"],
+  ["/iceberg", "analytics buckets (Iceberg)"],
+  ["/vector", "vector buckets"],
+  ["/health", "health check"],
+];
 
-    for (const [routeMethod, pattern, route] of ROUTES) {
-      const match = method === routeMethod ? pattern.exec(path) : null;
-      if (!match) continue;
+/** The route a request takes, with the path's parameters, as storage-api's router picks it; undefined for none. */
+function findRoute(method: string, path: string): { route: Route; open: boolean; parts: string[] } | undefined {
+  const service = SERVICES.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`));
+  if (service) return { route: notImplemented(service[1]), open: false, parts: [] };
+  for (const entry of ROUTES) {
+    const match = entry.methods.includes(method) ? entry.path.exec(path) : null;
+    if (match) return { route: entry.route, open: entry.open, parts: match.slice(1) };
+  }
+  return undefined;
+}
+
+export const handleStorage: Handler = async (request, context) => {
+  const url = new URL(request.url);
+  const path = url.pathname.slice("/storage/v1".length) || "/";
+  try {
+    const found = findRoute(request.method, path);
+    if (!found) {
+      // Fastify's default answer to a request no route takes, which storage-api 1.60 keeps.
+      const message = `Route ${request.method}:${path}${url.search} not found`;
+      return json({ statusCode: 404, error: "Not Found", message }, 404);
+    }
+    if (!found.open) {
       const key = gateway(request, context);
       if (key instanceof Response) return key;
-      return await route(request, context, match.slice(1));
     }
-    return json({ statusCode: 404, error: "Not Found", message: `Route ${method}:${path} not found` }, 404);
+    return await found.route(request, context, found.parts);
   } catch (error) {
     console.error(error);
     return ERRORS.internal();
@@ -1218,10 +1338,10 @@ function objectStore(context: Context): ObjectStore {
   return {
     async stage(key, bytes) {
       const staging = join(root, "#uploads");
-      await mkdir(staging, { recursive: true });
+      await makePrivateFolderAsync(staging);
       const temp = join(staging, randomUUID());
       try {
-        await writeFile(temp, bytes);
+        await writePrivateFile(temp, bytes);
       } catch (error) {
         await rm(temp, { force: true });
         throw error;
@@ -1230,7 +1350,7 @@ function objectStore(context: Context): ObjectStore {
         /** A rename: a reader never sees half a file. */
         async publish() {
           const file = join(root, key);
-          await mkdir(dirname(file), { recursive: true });
+          await makePrivateFolderAsync(dirname(file));
           await rename(temp, file);
         },
         discard: () => rm(temp, { force: true }),

@@ -30,9 +30,10 @@ export async function adminCreateUser(request: Request, context: Context): Promi
   if (!text(body.email) && !text(body.phone)) {
     throw new AuthError(400, "validation_failed", "Cannot create a user without either an email or phone");
   }
+  // GoTrue's `adminUserCreate` checks the address (`validateEmail`) before the phone.
+  const email = text(body.email) ? validEmail(body.email) : "";
   if (text(body.phone))
     throw new AuthError(422, "validation_failed", "Phone users are not available in the local stack");
-  const email = validEmail(body.email);
   if (await userByEmail(context.db, email)) {
     throw new AuthError(422, "email_exists", "A user with this email address has already been registered");
   }

@@ -9,6 +9,7 @@ import { type Context, json } from "../http.ts";
 import { currentUser } from "./auth.ts";
 import { AuthError } from "./errors.ts";
 import { readJson, text } from "./helpers.ts";
+import { validEmail } from "./mail.ts";
 import { limit } from "./rate-limit.ts";
 import { BCRYPT_COST, ensureEmailIdentity, storePassword, UUID, userById, userJson } from "./users.ts";
 
@@ -31,10 +32,10 @@ export async function updateUser(request: Request, context: Context): Promise<Re
   limit(context, "otp");
   const body = await readJson(request);
   const { user, claims } = await currentUser(request, context);
-  if (
-    (typeof body.email === "string" && body.email !== "" && body.email !== user.email) ||
-    (typeof body.phone === "string" && body.phone !== "")
-  ) {
+  // GoTrue's `validateUserUpdateParams` checks a given address first (`validateEmail`), and
+  // compares it lower-cased: the user's own address in other letters is no change.
+  const email = typeof body.email === "string" && body.email !== "" ? validEmail(body.email) : "";
+  if ((email !== "" && email !== user.email) || (typeof body.phone === "string" && body.phone !== "")) {
     throw new AuthError(
       422,
       "validation_failed",

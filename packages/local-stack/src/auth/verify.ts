@@ -11,7 +11,7 @@ import type { Sql } from "../db.ts";
 import { type Context, json } from "../http.ts";
 import { AuthError } from "./errors.ts";
 import { readJson, redirectFor, text } from "./helpers.ts";
-import { EMAIL, tokenHash } from "./mail.ts";
+import { tokenHash, validEmail } from "./mail.ts";
 import { limit } from "./rate-limit.ts";
 import { issueSession } from "./sessions.ts";
 import { BCRYPT_COST, banned, confirm, storePassword, userByEmail, userById, type UserRow } from "./users.ts";
@@ -189,8 +189,12 @@ export async function verifyPost(request: Request, context: Context): Promise<Re
         "Only an email address or phone number should be provided on verify",
       );
     }
-    email = text(body.email).trim().toLowerCase();
-    if (!EMAIL.test(email)) throw new AuthError(422, "validation_failed", "Invalid email format");
+    // GoTrue's `verifyPost` answers any refusal of `validateEmail` with this 422.
+    try {
+      email = validEmail(body.email);
+    } catch {
+      throw new AuthError(422, "validation_failed", "Invalid email format");
+    }
   } else if (text(body.email) || text(body.phone) || text(body.redirect_to)) {
     throw new AuthError(400, "validation_failed", "Only the token_hash and type should be provided");
   }

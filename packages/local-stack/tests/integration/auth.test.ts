@@ -814,6 +814,60 @@ describe.each(BACKENDS)("auth on $name", (backend) => {
       expect(unknown.error).toMatchObject({ status: 404, code: "user_not_found" });
     });
 
+    it("refuses auth-js's INVALID_EMAIL at every call that takes an address, as GoTrue's validateEmail (api/mail.go, checkmail's ValidateFormat) does, writing and sending nothing", async () => {
+      // supabase-js packages/core/auth-js/test/GoTrueApi.test.ts: createUser() and
+      // inviteUserByEmail() "returns AuthError when email is invalid".
+      const INVALID_EMAIL = "xx:;x@x.x";
+      const invalid = {
+        status: 400,
+        code: "validation_failed",
+        message: "Unable to validate email address: invalid format",
+      };
+      const created = await admin.auth.admin.createUser({ email: INVALID_EMAIL, password: "password123" });
+      expect(created.error).toMatchObject(invalid);
+      expect(created.data.user).toBeNull();
+      const invited = await admin.auth.admin.inviteUserByEmail(INVALID_EMAIL);
+      expect(invited.error).toMatchObject(invalid);
+      expect(invited.data.user).toBeNull();
+      const link = await admin.auth.admin.generateLink({ type: "invite", email: INVALID_EMAIL });
+      expect(link.error).toMatchObject(invalid);
+      expect((await stack.client().auth.resetPasswordForEmail(INVALID_EMAIL)).error).toMatchObject(invalid);
+      // GoTrue's verifyPost answers validateEmail's refusal with its own 422.
+      const otp = await stack.client().auth.verifyOtp({ email: INVALID_EMAIL, token: "123456", type: "email" });
+      expect(otp.error).toMatchObject({ status: 422, code: "validation_failed", message: "Invalid email format" });
+      // updateUser checks the address before anything else (validateUserUpdateParams).
+      const { email } = await customer();
+      const client = await signedIn(email);
+      expect((await client.auth.updateUser({ email: INVALID_EMAIL })).error).toMatchObject(invalid);
+      // Nothing is trimmed: a space before the address is no part of checkmail's format.
+      const padded = await admin.auth.admin.inviteUserByEmail(` invitee${++counter}@example.com`);
+      expect(padded.error).toMatchObject(invalid);
+
+      const { rows } = await stack.db.query("select email from auth.users where email like 'xx:%' or email like ' %'");
+      expect(rows).toEqual([]);
+      expect(stack.mail.list().filter((m) => m.to.startsWith("xx:") || m.to.startsWith(" "))).toEqual([]);
+    });
+
+    it("accepts every address GoTrue's validateEmail accepts: plus-addressing, subdomains, a host without a dot, capitals (lower-cased)", async () => {
+      const n = ++counter;
+      for (const address of [
+        `buyer+spring-cohort.${n}@mail.advisor-firm.example.co.uk`,
+        `planner.${n}@localhost`,
+        `O'Brien.${n}@Example.COM`,
+      ]) {
+        const { data, error } = await admin.auth.admin.createUser({ email: address, email_confirm: true });
+        expect(error).toBeNull();
+        expect(data.user!.email).toBe(address.toLowerCase());
+      }
+      const invitee = `invitee+${n}@portal.example.com`;
+      expect((await admin.auth.admin.inviteUserByEmail(invitee)).error).toBeNull();
+      expect(stack.mail.list().some((m) => m.to === invitee)).toBe(true);
+      // The user's own address in other letters is no change of address.
+      const { email } = await customer();
+      const client = await signedIn(email);
+      expect((await client.auth.updateUser({ email: email.toUpperCase(), data: { plan: "growth" } })).error).toBeNull();
+    });
+
     it("creates a user without a password as GoTrue does: a random one, so no empty password signs in", async () => {
       const { email } = await customer(undefined);
       const { error } = await stack.client().auth.signInWithPassword({ email, password: "" });
