@@ -12,8 +12,9 @@
  */
 import { spawn } from "node:child_process";
 import { watch } from "node:fs";
-import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { makePrivateFolderAsync, writePrivateFile } from "./src/data-folder.ts";
 import { PROJECT_ROOT } from "./src/project.ts";
 import { BOOKING_PATH, EMBED_SCRIPT_PATH } from "./src/scheduling.ts";
 import { WISTIA_PLAYER_PATH } from "./src/wistia.ts";
@@ -85,13 +86,13 @@ async function publishLessons(): Promise<boolean> {
     return false;
   }
   await rm(bundleDir, { recursive: true, force: true });
-  await mkdir(bundleDir, { recursive: true });
-  await writeFile(join(bundleDir, "course.json"), text);
+  await makePrivateFolderAsync(bundleDir);
+  await writePrivateFile(join(bundleDir, "course.json"), text);
   for (const download of bundle.programs.flatMap((p) => p.lessons.flatMap((l) => l.downloads))) {
     const [program, file] = download.path.split("/");
     const copy = join(bundleDir, "downloads", download.path);
-    await mkdir(dirname(copy), { recursive: true });
-    await copyFile(join(root, "content", "lessons", program!, "downloads", file!), copy);
+    await makePrivateFolderAsync(dirname(copy));
+    await writePrivateFile(copy, await readFile(join(root, "content", "lessons", program!, "downloads", file!)));
   }
   return runNode([join(root, "scripts", "course.ts"), "publish", "--bundle", bundleDir], "publishing the lessons", {
     env: { SUPABASE_URL: stack.url, SUPABASE_SERVICE_ROLE_KEY: stack.serviceKey },

@@ -15,8 +15,9 @@ import {
   verify,
 } from "node:crypto";
 import type { JsonWebKey, KeyObject } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { makePrivateFolder, writePrivateFileSync } from "./data-folder.ts";
 
 /** The Supabase CLI's well-known local secret: never used outside this machine. */
 export const LOCAL_JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long";
@@ -139,8 +140,8 @@ function loadOrCreateKey(file?: string): { privateKey: KeyObject; kid: string } 
   const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const kid = randomUUID();
   if (file) {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify({ kid, jwk: privateKey.export({ format: "jwk" }) }), { mode: 0o600 });
+    makePrivateFolder(dirname(file));
+    writePrivateFileSync(file, JSON.stringify({ kid, jwk: privateKey.export({ format: "jwk" }) }));
   }
   return { privateKey, kid };
 }

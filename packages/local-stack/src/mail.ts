@@ -5,8 +5,9 @@
  * and test only: nothing leaves the machine.
  */
 import { randomUUID } from "node:crypto";
-import { createWriteStream, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { makePrivateFolder, privateAppendStream } from "./data-folder.ts";
 
 export interface Mail {
   id: string;
@@ -67,14 +68,14 @@ function readKept(dir: string): { kept: Mail[]; torn: boolean } {
  */
 export function createMailer(dataDir?: string): Mailer {
   const memory: Mail[] = [];
-  let file: ReturnType<typeof createWriteStream> | undefined;
+  let file: ReturnType<typeof privateAppendStream> | undefined;
   if (dataDir) {
     const dir = join(dataDir, "mail");
-    mkdirSync(dir, { recursive: true });
+    makePrivateFolder(dir);
     const { kept, torn } = readKept(dir);
     memory.push(...kept);
     const path = join(dir, OUTBOX_FILE);
-    file = createWriteStream(path, { flags: "a" });
+    file = privateAppendStream(path);
     file.on("error", (error) => console.error(`The outbox could not keep e-mails in ${path}:`, error));
     // After a kill mid-write, start on a line of our own.
     if (torn) file.write("\n");

@@ -2,9 +2,15 @@
  * A throw-away PostgreSQL server in a temporary folder, for running the integration suite on a
  * real server as well as on PGlite. initdb refuses to run as root, so as root the cluster
  * belongs to the `postgres` user.
+ *
+ * It listens on 127.0.0.1 and a socket in its folder, and asks every connection, those from this
+ * machine included, for the password of its superuser (scram-sha-256): a password made for each
+ * server and given only in its `url`. With `trust`, any user or process of a shared machine could
+ * have connected as the superuser while the tests ran.
  */
 import { execFileSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 
@@ -17,6 +23,7 @@ function binDir(): string {
 }
 
 export interface PostgresServer {
+  /** `postgres://postgres:<password>@127.0.0.1:<port>/postgres`: the only place the password is. */
   url: string;
   /** Stops the server and removes its data. */
   stop(): void;
@@ -34,15 +41,40 @@ export function startPostgres(port = 55_000 + Math.floor(Math.random() * 5_000))
     root
       ? execFileSync("runuser", ["-u", "postgres", "--", join(bin, command), ...args], { stdio: "pipe" })
       : execFileSync(join(bin, command), args, { stdio: "pipe" });
-  if (root) {
-    const { uid, gid } = {
-      uid: Number(execFileSync("id", ["-u", "postgres"]).toString()),
-      gid: Number(execFileSync("id", ["-g", "postgres"]).toString()),
-    };
-    chownSync(dir, uid, gid);
-  }
+  const owner = root
+    ? {
+        uid: Number(execFileSync("id", ["-u", "postgres"]).toString()),
+        gid: Number(execFileSync("id", ["-g", "postgres"]).toString()),
+      }
+    : undefined;
+  if (owner) chownSync(dir, owner.uid, owner.gid);
+  // initdb reads the password from a file (never a command line, which `ps` shows), readable by
+  // the cluster's owner alone and removed once read.
+  const password = randomBytes(24).toString("base64url");
+  const passwordFile = join(dir, "password");
+  writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+  if (owner) chownSync(passwordFile, owner.uid, owner.gid);
   const data = join(dir, "data");
-  asOwner("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"]);
+  try {
+    asOwner("initdb", [
+      "-D",
+      data,
+      "-U",
+      "postgres",
+      "--pwfile",
+      passwordFile,
+      "-A",
+      "scram-sha-256",
+      "--no-sync",
+      "-E",
+      "UTF8",
+    ]);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  } finally {
+    rmSync(passwordFile, { force: true });
+  }
   const start = () =>
     asOwner("pg_ctl", [
       "-D",
@@ -56,7 +88,7 @@ export function startPostgres(port = 55_000 + Math.floor(Math.random() * 5_000))
     ]);
   start();
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     halt: () => asOwner("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]),
     resume: start,
     stop() {

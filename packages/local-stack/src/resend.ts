@@ -27,9 +27,10 @@
  * Errors are Resend's `{ statusCode, message, name }`. Dev and test only: production is Resend.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { htmlToText } from "./auth/template.ts";
+import { appendPrivateFileSync, makePrivateFolder, writePrivateFileSync } from "./data-folder.ts";
 import { canonical, MAX_BODY_BYTES, readBody } from "./http.ts";
 import type { Mailer } from "./mail.ts";
 
@@ -110,7 +111,7 @@ function loadKey(dir: string | undefined): string {
   if (file && existsSync(file)) return (JSON.parse(readFileSync(file, "utf8")) as { apiKey: string }).apiKey;
   // Resend's keys are `re_` and letters; `re_local_` says where this one works.
   const apiKey = `re_local_${randomKeyPart(32)}`;
-  if (file) writeFileSync(file, JSON.stringify({ apiKey }, null, 2), { mode: 0o600 });
+  if (file) writePrivateFileSync(file, JSON.stringify({ apiKey }, null, 2));
   return apiKey;
 }
 
@@ -131,7 +132,7 @@ function loadKept(file: string | undefined): Map<string, Kept> {
     }
   }
   const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, [...kept.values()].map((record) => `${JSON.stringify(record)}\n`).join(""));
+  writePrivateFileSync(temporary, [...kept.values()].map((record) => `${JSON.stringify(record)}\n`).join(""));
   renameSync(temporary, file);
   return kept;
 }
@@ -242,7 +243,7 @@ function rateLimiter(limit: number) {
 
 export function createResend(options: ResendOptions & { url: string; dataDir?: string; mail: Mailer }): ResendService {
   const dir = options.dataDir ? join(options.dataDir, "resend") : undefined;
-  if (dir) mkdirSync(dir, { recursive: true });
+  if (dir) makePrivateFolder(dir);
   const apiKey = loadKey(dir);
   const keptFile = dir ? join(dir, "idempotency.jsonl") : undefined;
   const kept = loadKept(keptFile);
@@ -255,7 +256,7 @@ export function createResend(options: ResendOptions & { url: string; dataDir?: s
 
   const keep = (record: Kept) => {
     kept.set(record.key, record);
-    if (keptFile) appendFileSync(keptFile, `${JSON.stringify(record)}\n`);
+    if (keptFile) appendPrivateFileSync(keptFile, `${JSON.stringify(record)}\n`);
   };
 
   async function send(request: Request, idempotencyKey: string | null): Promise<string> {

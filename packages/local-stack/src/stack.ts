@@ -10,7 +10,7 @@
  * secret. `npm start` runs it through packages/local-stack/start.ts; the integration tests start it
  * in-process. Dev and test only: production is Supabase.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { isIP, type AddressInfo } from "node:net";
@@ -21,10 +21,12 @@ import { stripeClient } from "../../../functions/_shared/stripe.ts";
 import { setupCatalogue } from "../../../functions/_shared/stripe-setup.ts";
 import { handleAuth } from "./auth/index.ts";
 import { type ConfigOverrides, loadConfig, type StackConfig } from "./config.ts";
+import { makePrivateFolder, tightenDataFolder, tightenFolder, writePrivateFileSync } from "./data-folder.ts";
 import { type Database, migrate, openDatabase } from "./db.ts";
 import { handleFunctions } from "./functions.ts";
 import { type Context, json } from "./http.ts";
 import { createSigner, type Signer } from "./jwt.ts";
+import { isLocalHost, misdirected } from "./local-host.ts";
 import { createMailer, type Mailer, OUTBOX_PATH, outboxPage } from "./mail.ts";
 import { handleRest } from "./postgrest/index.ts";
 import { PROJECT_ROOT } from "./project.ts";
@@ -123,8 +125,18 @@ function corsHeaders(request: Request): Record<string, string> {
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const dataDir = options.dataDir ?? "";
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  if (dataDir) makePrivateFolder(dataDir);
   const unlock = dataDir ? lockDataDir(dataDir) : () => undefined;
+  if (dataDir) {
+    // Everything in it is private (packages/local-stack/src/data-folder.ts); a folder an earlier
+    // version wrote was not.
+    const changed = tightenDataFolder(dataDir);
+    if (changed > 0) {
+      console.log(
+        `${dataDir}: made ${changed} of its files and folders private to this user (folders 0700, files 0600): others could read or write them.`,
+      );
+    }
+  }
   const db = await openDatabase({
     url: options.databaseUrl,
     dataDir: dataDir ? join(dataDir, "pglite") : undefined,
@@ -132,6 +144,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     unlock();
     throw error;
   });
+  // A new PGlite database comes out of its archive world-writable; what Postgres writes later is 0600.
+  if (dataDir && !options.databaseUrl) tightenFolder(join(dataDir, "pglite"));
   const applied = await migrate(db).catch(async (error: unknown) => {
     await db.close();
     unlock();
@@ -225,6 +239,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       if (!api) {
         if (!isLoopback(ip))
           return new Response("Not found", { status: 404, headers: { "content-type": "text/plain" } });
+        // A page of another domain rebound to this machine is refused (./local-host.ts).
+        if (!isLocalHost(req.headers.host, listen)) return misdirected(req.headers.host, listen);
         return (
           (await resend.answer(request)) ??
           (await stripe.page(request)) ??
@@ -396,7 +412,7 @@ function lockDataDir(dataDir: string): () => void {
       `${dataDir} is in use by another local stack (process ${holder}). Stop it first, or use another data folder (DATA_DIR).`,
     );
   }
-  writeFileSync(file, String(process.pid));
+  writePrivateFileSync(file, String(process.pid));
   return () => rmSync(file, { force: true });
 }
 

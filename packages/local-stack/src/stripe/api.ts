@@ -2,8 +2,9 @@
  * The Stripe API paths the product calls, answered on the stack's own origin (`/v1/...`) for the
  * real `stripe` library pointed at it (`host`/`port`/`protocol`, or STRIPE_API_URL): products,
  * prices (by lookup key), customers, Checkout Sessions (create, retrieve, list, expire, line
- * items), PaymentIntents, Charges, Refunds and Events. As Stripe: a secret key is required
- * (`Authorization: Bearer sk_…`, or Basic with the key as user name); every answer carries a
+ * items), PaymentIntents, Charges, Refunds and Events. As Stripe: a secret key or a restricted key
+ * is required (`Authorization: Bearer sk_…`/`rk_…`, or Basic with the key as user name), and a
+ * restricted key reaches only what its permissions allow (./permissions.ts); every answer carries a
  * `Request-Id`; a POST's `Idempotency-Key` replays the first answer for the same parameters for
  * 24 hours (`Idempotent-Replayed: true`) and refuses different ones; errors have Stripe's types,
  * codes, params and messages; an unknown path is `Unrecognized request URL`. Dev and test only.
@@ -13,6 +14,8 @@ import { canonical } from "../http.ts";
 import * as objects from "./objects.ts";
 import { invalid, noSuch, type Params, parseForm, Reader, StripeError } from "./params.ts";
 import type { Origin, Payments } from "./payments.ts";
+import { missing, type Need, PERMISSION_OF, permissionDenied } from "./permissions.ts";
+import { accountIdOf } from "./receipts.ts";
 import { type Collection, newId, type Store, type Stored, type StripeObject } from "./store.ts";
 
 /** Idempotency keys are kept this long (Stripe: "keys are eligible to be removed after 24 hours"). */
@@ -24,6 +27,8 @@ export interface ApiContext {
   /** The stack's URL: where the hosted checkout page is. */
   url: string;
   checkoutPath: string;
+  /** Where a restricted key's permissions are shown (the local dashboard), for a permission refusal. */
+  keysUrl: string;
 }
 
 interface Call {
@@ -39,6 +44,31 @@ interface Route {
   method: "GET" | "POST";
   pattern: RegExp;
   handle: Handler;
+  /** The object it answers (a list's items), whose `expand[]` paths it follows. */
+  object: Collection;
+  list?: boolean;
+}
+
+/**
+ * What a restricted key needs for a request: the route's object at Read (GET) or Write (POST),
+ * and Read of every object its `expand[]` paths reach (`payment_intent.latest_charge` on a
+ * session: PaymentIntents and Charges).
+ */
+function needsOf(route: Route, method: string, params: Params): Need[] {
+  const needs: Need[] = [{ permission: PERMISSION_OF[route.object], access: method === "POST" ? "write" : "read" }];
+  const paths = Array.isArray(params.expand) ? params.expand.filter((p): p is string => typeof p === "string") : [];
+  for (const path of paths) {
+    const parts = path.split(".");
+    if (route.list && parts[0] === "data") parts.shift();
+    let kind: string = route.object;
+    for (const part of parts) {
+      const next = objects.EXPANDABLE[kind]?.[part];
+      if (!next) break;
+      needs.push({ permission: PERMISSION_OF[next], access: "read" });
+      kind = next;
+    }
+  }
+  return needs;
 }
 
 const MISSING_KEY =
@@ -88,7 +118,8 @@ export async function handleApi(request: Request, ctx: ApiContext): Promise<Resp
 
   const key = keyOf(request);
   if (!key) return fail(new StripeError(401, MISSING_KEY), { "www-authenticate": 'Basic realm="Stripe"' });
-  if (key !== ctx.store.keys.secretKey) {
+  const restricted = key.startsWith("rk_") ? ctx.store.keys.restricted.find((k) => k.key === key) : undefined;
+  if (key !== ctx.store.keys.secretKey && !restricted) {
     return fail(new StripeError(401, `Invalid API Key provided: ${maskKey(key)}`), {
       "www-authenticate": 'Basic realm="Stripe"',
     });
@@ -106,6 +137,11 @@ export async function handleApi(request: Request, ctx: ApiContext): Promise<Resp
     params = { ...parseForm(url.search.slice(1)), ...parseForm(body) };
   } catch {
     return fail(invalid("Invalid request body."));
+  }
+  // A restricted key is refused what its permissions do not reach, before anything runs.
+  if (restricted) {
+    const lacking = missing(restricted, needsOf(route, method, params));
+    if (lacking) return fail(permissionDenied(restricted, lacking, accountIdOf(ctx.store.keys.secretKey), ctx.keysUrl));
   }
 
   // Idempotency: the same key and parameters replay the first answer; other parameters are refused.
@@ -558,6 +594,13 @@ const createSession: Handler = ({ reader, ctx }) => {
     if (!found.active) {
       throw invalid("The price specified is inactive. This field only accepts active prices.", `${prefix}[price]`);
     }
+    // An active price of an archived product cannot be sold either (Stripe answers this, without a code).
+    if (ctx.store.get("product", found.product as string)?.active === false) {
+      throw invalid(
+        `Price \`${found.id}\` is not available to be purchased because its product is not active.`,
+        `${prefix}[price]`,
+      );
+    }
     lines.push({ price: found, quantity });
   });
   const currency = lines[0]!.price.currency as string;
@@ -714,35 +757,64 @@ const listEvents: Handler = (call) => {
 
 const ID = "([^/]+)";
 const ROUTES: Route[] = [
-  { method: "POST", pattern: /^\/v1\/products$/, handle: createProduct },
-  { method: "GET", pattern: /^\/v1\/products$/, handle: listProducts },
-  { method: "GET", pattern: new RegExp(`^/v1/products/${ID}$`), handle: (c) => retrieve(c, "product") },
-  { method: "POST", pattern: new RegExp(`^/v1/products/${ID}$`), handle: updateProduct },
-  { method: "POST", pattern: /^\/v1\/prices$/, handle: createPrice },
-  { method: "GET", pattern: /^\/v1\/prices$/, handle: listPrices },
-  { method: "GET", pattern: new RegExp(`^/v1/prices/${ID}$`), handle: (c) => retrieve(c, "price") },
-  { method: "POST", pattern: new RegExp(`^/v1/prices/${ID}$`), handle: updatePrice },
-  { method: "POST", pattern: /^\/v1\/customers$/, handle: createCustomer },
-  { method: "GET", pattern: /^\/v1\/customers$/, handle: listCustomers },
-  { method: "GET", pattern: new RegExp(`^/v1/customers/${ID}$`), handle: (c) => retrieve(c, "customer") },
-  { method: "POST", pattern: new RegExp(`^/v1/customers/${ID}$`), handle: updateCustomer },
-  { method: "POST", pattern: /^\/v1\/checkout\/sessions$/, handle: createSession },
-  { method: "GET", pattern: /^\/v1\/checkout\/sessions$/, handle: listSessions },
+  { method: "POST", pattern: /^\/v1\/products$/, handle: createProduct, object: "product" },
+  { method: "GET", pattern: /^\/v1\/products$/, handle: listProducts, object: "product", list: true },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/v1/products/${ID}$`),
+    handle: (c) => retrieve(c, "product"),
+    object: "product",
+  },
+  { method: "POST", pattern: new RegExp(`^/v1/products/${ID}$`), handle: updateProduct, object: "product" },
+  { method: "POST", pattern: /^\/v1\/prices$/, handle: createPrice, object: "price" },
+  { method: "GET", pattern: /^\/v1\/prices$/, handle: listPrices, object: "price", list: true },
+  { method: "GET", pattern: new RegExp(`^/v1/prices/${ID}$`), handle: (c) => retrieve(c, "price"), object: "price" },
+  { method: "POST", pattern: new RegExp(`^/v1/prices/${ID}$`), handle: updatePrice, object: "price" },
+  { method: "POST", pattern: /^\/v1\/customers$/, handle: createCustomer, object: "customer" },
+  { method: "GET", pattern: /^\/v1\/customers$/, handle: listCustomers, object: "customer", list: true },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/v1/customers/${ID}$`),
+    handle: (c) => retrieve(c, "customer"),
+    object: "customer",
+  },
+  { method: "POST", pattern: new RegExp(`^/v1/customers/${ID}$`), handle: updateCustomer, object: "customer" },
+  { method: "POST", pattern: /^\/v1\/checkout\/sessions$/, handle: createSession, object: "checkout.session" },
+  {
+    method: "GET",
+    pattern: /^\/v1\/checkout\/sessions$/,
+    handle: listSessions,
+    object: "checkout.session",
+    list: true,
+  },
   {
     method: "GET",
     pattern: new RegExp(`^/v1/checkout/sessions/${ID}$`),
     handle: (c) => retrieve(c, "checkout.session"),
+    object: "checkout.session",
   },
-  { method: "POST", pattern: new RegExp(`^/v1/checkout/sessions/${ID}/expire$`), handle: expireSession },
-  { method: "GET", pattern: new RegExp(`^/v1/checkout/sessions/${ID}/line_items$`), handle: sessionLineItems },
+  {
+    method: "POST",
+    pattern: new RegExp(`^/v1/checkout/sessions/${ID}/expire$`),
+    handle: expireSession,
+    object: "checkout.session",
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/v1/checkout/sessions/${ID}/line_items$`),
+    handle: sessionLineItems,
+    object: "checkout.session",
+    list: true,
+  },
   {
     method: "GET",
     pattern: new RegExp(`^/v1/payment_intents/${ID}$`),
     handle: (c) => retrieve(c, "payment_intent"),
+    object: "payment_intent",
   },
-  { method: "GET", pattern: new RegExp(`^/v1/charges/${ID}$`), handle: (c) => retrieve(c, "charge") },
-  { method: "POST", pattern: /^\/v1\/refunds$/, handle: createRefund },
-  { method: "GET", pattern: new RegExp(`^/v1/refunds/${ID}$`), handle: (c) => retrieve(c, "refund") },
-  { method: "GET", pattern: /^\/v1\/events$/, handle: listEvents },
-  { method: "GET", pattern: new RegExp(`^/v1/events/${ID}$`), handle: (c) => retrieve(c, "event") },
+  { method: "GET", pattern: new RegExp(`^/v1/charges/${ID}$`), handle: (c) => retrieve(c, "charge"), object: "charge" },
+  { method: "POST", pattern: /^\/v1\/refunds$/, handle: createRefund, object: "refund" },
+  { method: "GET", pattern: new RegExp(`^/v1/refunds/${ID}$`), handle: (c) => retrieve(c, "refund"), object: "refund" },
+  { method: "GET", pattern: /^\/v1\/events$/, handle: listEvents, object: "event", list: true },
+  { method: "GET", pattern: new RegExp(`^/v1/events/${ID}$`), handle: (c) => retrieve(c, "event"), object: "event" },
 ];

@@ -5,7 +5,8 @@
  * e-mails into the outbox, ./receipts.ts) and signed webhook deliveries with retries
  * (./webhooks.ts), all kept in the data folder (./store.ts). The functions reach it with the real
  * `stripe` library when no STRIPE_SECRET_KEY is set (packages/local-stack/src/functions.ts).
- * `StripeStandIn` is the handle tests use: its keys, the steps a person takes on the dashboard
+ * `StripeStandIn` is the handle tests use: its keys (the secret key, DEPLOY.md's restricted keys
+ * and any other restricted key, ./permissions.ts), the steps a person takes on the dashboard
  * (settle, fail, refund, expire), the delivery log and `idle()`. Dev and test only: production is
  * Stripe.
  */
@@ -16,16 +17,19 @@ import type { Mailer } from "../mail.ts";
 import { PROJECT_ROOT } from "../project.ts";
 import { handleApi } from "./api.ts";
 import { createPayments, NO_REQUEST } from "./payments.ts";
-import { CHECKOUT_PATH, STRIPE_PAGES_PATH, stripePage } from "./pages.ts";
+import { authenticationPath, CHECKOUT_PATH, STRIPE_PAGES_PATH, stripePage } from "./pages.ts";
+import { DEPLOY_KEYS, type Permissions, type RestrictedKey } from "./permissions.ts";
 import { type CustomerEmails, createReceipts, RECEIPTS_PATH } from "./receipts.ts";
 import { openStore, type Delivery, type StripeObject } from "./store.ts";
-import { createDeliverer, DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS } from "./webhooks.ts";
+import { createDeliverer, DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS, type DeliveryOptions } from "./webhooks.ts";
 
 export { API_VERSION } from "./objects.ts";
 export { signatureHeader } from "./webhooks.ts";
 export type { Delivery } from "./store.ts";
 export { CHECKOUT_PATH, RECEIPTS_PATH, STRIPE_PAGES_PATH };
-export type { CustomerEmails };
+export { DEPLOY_KEYS, RESOURCES } from "./permissions.ts";
+export type { Permissions, Resource, RestrictedKey } from "./permissions.ts";
+export type { CustomerEmails, DeliveryOptions };
 
 /** Where the API answers, on the stack's origin. */
 export const STRIPE_API_PREFIX = "/v1";
@@ -44,12 +48,24 @@ export interface StripeOptions {
   catalogue?: boolean;
   /** The account's Customer emails settings ("Successful payments", "Refunds"); both off by default. */
   customerEmails?: CustomerEmails;
+  /** How many deliveries go at once and how they are unordered (./webhooks.ts); tests may fix the order. */
+  delivery?: DeliveryOptions;
+  /** How long after it is made a refund of the failing-refund test card fails; default 5 s. */
+  refundFailureDelayMs?: number;
 }
 
 /** The stand-in as tests and scripts drive it. */
 export interface StripeStandIn {
   secretKey: string;
   webhookSecret: string;
+  /** DEPLOY.md's restricted key for the functions ("Advisor Accelerator functions", `DEPLOY_KEYS.functions`). */
+  functionsKey: string;
+  /** DEPLOY.md's restricted key for `npm run stripe:setup` ("Advisor Accelerator catalogue", `DEPLOY_KEYS.catalogue`). */
+  catalogueKey: string;
+  /** Makes a restricted key (`rk_test_…`) with these permissions, as the Dashboard's form does. */
+  restrictedKey(permissions: Permissions, name?: string): string;
+  /** Every restricted key, with its name and permissions. */
+  restrictedKeys(): RestrictedKey[];
   /** The API's address: STRIPE_API_URL for the `stripe` library (the stack's URL). */
   apiUrl: string;
   webhookUrl: string;
@@ -65,7 +81,7 @@ export interface StripeStandIn {
   expire(sessionId: string): StripeObject;
   /** The delivery log, in the order the events were made. */
   deliveries(): Delivery[];
-  /** Resolves when no delivery is pending or under way. */
+  /** Resolves when no delivery is pending or under way and no refund is waiting to fail. */
   idle(): Promise<void>;
 }
 
@@ -96,6 +112,7 @@ export function createStripe(options: StripeOptions & { url: string; dataDir?: s
     secret: store.keys.webhookSecret,
     retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...options.delivery,
   });
   const brand = brandOf(PROJECT_ROOT);
   const receipts = createReceipts({
@@ -106,13 +123,22 @@ export function createStripe(options: StripeOptions & { url: string; dataDir?: s
     secretKey: store.keys.secretKey,
     customerEmails: options.customerEmails,
   });
-  const payments = createPayments(store, deliverer, brand, receipts);
+  const payments = createPayments(store, deliverer, brand, receipts, {
+    refundFailureDelayMs: options.refundFailureDelayMs,
+    authenticationUrl: (id) => `${options.url}${authenticationPath(id)}`,
+  });
   // Sessions that expired while the stack was stopped expire now, as Stripe would have.
   payments.sweep();
 
+  const keyNamed = (name: string) => store.keys.restricted.find((k) => k.name === name)!.key;
   const handle: StripeStandIn = {
     secretKey: store.keys.secretKey,
     webhookSecret: store.keys.webhookSecret,
+    functionsKey: keyNamed(DEPLOY_KEYS.functions.name),
+    catalogueKey: keyNamed(DEPLOY_KEYS.catalogue.name),
+    restrictedKey: (permissions, name = `Restricted key ${store.keys.restricted.length + 1}`) =>
+      store.restrictedKey(name, permissions).key,
+    restrictedKeys: () => structuredClone(store.keys.restricted),
     apiUrl: options.url,
     webhookUrl,
     dashboardUrl: `${options.url}${STRIPE_PAGES_PATH}`,
@@ -129,12 +155,25 @@ export function createStripe(options: StripeOptions & { url: string; dataDir?: s
     },
     expire: (id) => payments.expire(id, NO_REQUEST),
     deliveries: () => structuredClone(Object.values(store.state.deliveries).sort((a, b) => a.seq - b.seq)),
-    idle: () => deliverer.idle(),
+    async idle() {
+      // A refund that fails sends events, and their deliveries may end as more refunds wait.
+      do {
+        await payments.idle();
+        await deliverer.idle();
+      } while (payments.refundsWaiting());
+    },
   };
 
   return {
     handle,
-    api: (request) => handleApi(request, { store, payments, url: options.url, checkoutPath: CHECKOUT_PATH }),
+    api: (request) =>
+      handleApi(request, {
+        store,
+        payments,
+        url: options.url,
+        checkoutPath: CHECKOUT_PATH,
+        keysUrl: `${options.url}${STRIPE_PAGES_PATH}`,
+      }),
     page: (request) =>
       stripePage(request, {
         payments,
@@ -142,11 +181,13 @@ export function createStripe(options: StripeOptions & { url: string; dataDir?: s
         url: options.url,
         secretKey: store.keys.secretKey,
         webhookSecret: store.keys.webhookSecret,
+        restrictedKeys: () => store.keys.restricted,
         webhookUrl,
         resend: (id) => deliverer.resend(id),
         receipt: (pathname) => receipts.page(pathname),
       }),
     async close() {
+      payments.close();
       await deliverer.close();
       store.flush();
     },

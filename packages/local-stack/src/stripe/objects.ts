@@ -6,6 +6,7 @@
  * session's `line_items`) and Stripe's cursor pagination (`limit`, `starting_after`,
  * `ending_before`, `has_more`). Dev and test only.
  */
+import { randomUUID } from "node:crypto";
 import { invalid, noSuch, type Reader } from "./params.ts";
 import { type Collection, newestFirst, newId, randomId, type Store, type Stored, type StripeObject } from "./store.ts";
 
@@ -364,6 +365,8 @@ export function charge(input: {
   status: "succeeded" | "pending" | "failed";
   failure?: { code: string; declineCode: string | null; message: string };
   brand: string;
+  /** The 3-D Secure check the card passed, for a card that asked for one. */
+  threeDSecure?: Record<string, unknown> | null;
 }): StripeObject {
   const { intent, method } = input;
   const succeeded = input.status === "succeeded";
@@ -382,7 +385,7 @@ export function charge(input: {
             last4: method.card.last4,
             network: method.card.brand,
             network_token: { used: false },
-            three_d_secure: null,
+            three_d_secure: input.threeDSecure ?? null,
             wallet: null,
           },
           type: "card",
@@ -451,6 +454,19 @@ export function charge(input: {
   };
 }
 
+/** A charge's `three_d_secure` after the buyer completed a challenge (Charge `payment_method_details.card.three_d_secure`). */
+export function threeDSecure(): Record<string, unknown> {
+  return {
+    authentication_flow: "challenge",
+    electronic_commerce_indicator: "05",
+    exemption_indicator: null,
+    result: "authenticated",
+    result_reason: null,
+    transaction_id: randomUUID(),
+    version: "2.2.0",
+  };
+}
+
 export function refund(input: {
   charge: StripeObject;
   amount: number;
@@ -506,7 +522,7 @@ export function event(input: {
 }
 
 /** Which fields of which objects `expand[]` can replace by their object, and from which collection. */
-const EXPANDABLE: Record<string, Record<string, Collection>> = {
+export const EXPANDABLE: Record<string, Record<string, Collection>> = {
   price: { product: "product" },
   "checkout.session": { customer: "customer", payment_intent: "payment_intent" },
   item: {},

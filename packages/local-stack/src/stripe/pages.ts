@@ -6,19 +6,26 @@
  *   (test card numbers, expiry in the future, CVC), charges through the same steps as Stripe
  *   (packages/local-stack/src/stripe/payments.ts) and redirects (303) to `success_url` with
  *   `{CHECKOUT_SESSION_ID}` filled in; "← Back" leads to `cancel_url`;
+ * - the 3-D Secure step a test card that asks for authentication leads to
+ *   (`/_local/stripe/checkout/<id>/authenticate`), with the two answers Stripe's test page offers,
+ *   "Complete authentication" and "Fail authentication"; a failure returns the buyer to the
+ *   checkout page with Checkout's message;
  * - the dashboard (`/_local/stripe`): sessions newest first with their events' deliveries, the
- *   buttons that settle, fail, refund or expire, the delivery log, the keys and the endpoint;
- *   `/_local/stripe/deliveries.json` is the log for scripts;
+ *   buttons that settle, fail, refund or expire, the delivery log, the keys (restricted ones with
+ *   their permissions) and the endpoint; `/_local/stripe/deliveries.json` is the log for scripts;
  * - a charge's receipt, its `receipt_url` (`/_local/stripe/receipts/<charge>`, ./receipts.ts).
  * Dev and test only.
  */
 import { readBody } from "../http.ts";
-import type { Method } from "./objects.ts";
-import { type Decline, NO_REQUEST, type Payments, closedMessage } from "./payments.ts";
+import { type Decline, NO_REQUEST, type PayInput, type PayResult, type Payments, closedMessage } from "./payments.ts";
+import type { RestrictedKey } from "./permissions.ts";
 import type { Delivery, StripeObject } from "./store.ts";
 
 export const STRIPE_PAGES_PATH = "/_local/stripe";
 export const CHECKOUT_PATH = `${STRIPE_PAGES_PATH}/checkout`;
+/** Where a payment that asks for 3-D Secure is authenticated. */
+export const authenticationPath = (sessionId: string) =>
+  `${CHECKOUT_PATH}/${encodeURIComponent(sessionId)}/authenticate`;
 
 export interface PageContext {
   payments: Payments;
@@ -26,6 +33,7 @@ export interface PageContext {
   url: string;
   secretKey: string;
   webhookSecret: string;
+  restrictedKeys(): RestrictedKey[];
   webhookUrl: string;
   resend(eventId: string): void;
   /** The receipt page of `/_local/stripe/receipts/<charge>`; null for other paths. */
@@ -51,7 +59,12 @@ const document = (title: string, style: string, body: string) => `<!DOCTYPE html
 interface TestCard {
   brand: string;
   funding: string;
+  /** Declined (after authentication, for a card that asks for it). */
   decline?: Decline;
+  /** Asks for 3-D Secure before it is charged. */
+  authenticate?: boolean;
+  /** Its refunds fail some time after they are made. */
+  refundsFail?: boolean;
 }
 
 const declined = (code: string, declineCode: string | null, message: string): Decline => ({
@@ -60,7 +73,13 @@ const declined = (code: string, declineCode: string | null, message: string): De
   message,
 });
 
-/** Stripe's test card numbers (docs.stripe.com/testing): the ones that pay, and the ones declined. */
+/**
+ * Stripe's test card numbers (docs.stripe.com/testing): the ones that pay, the ones declined, the
+ * 3-D Secure ones ("3D Secure authentication": 3155 "requires authentication for one-time
+ * payments", 3184 "requires authentication on all transactions", 3178 is "declined with an
+ * insufficient_funds failure code even after being successfully authenticated"), and the one
+ * whose refunds fail ("Refunds": 5126, "Asynchronous failure").
+ */
 const TEST_CARDS: Record<string, TestCard> = {
   "4242424242424242": { brand: "visa", funding: "credit" },
   "4000056655665556": { brand: "visa", funding: "debit" },
@@ -109,6 +128,15 @@ const TEST_CARDS: Record<string, TestCard> = {
       "An error occurred while processing your card. Try again in a little bit.",
     ),
   },
+  "4000002500003155": { brand: "visa", funding: "credit", authenticate: true },
+  "4000002760003184": { brand: "visa", funding: "credit", authenticate: true },
+  "4000008260003178": {
+    brand: "visa",
+    funding: "credit",
+    authenticate: true,
+    decline: declined("card_declined", "insufficient_funds", "Your card has insufficient funds."),
+  },
+  "4000000000005126": { brand: "visa", funding: "credit", refundsFail: true },
 };
 
 /** A live card number in test mode: Stripe refuses it before any charge. */
@@ -142,9 +170,7 @@ interface Entry {
 function readPayment(
   entry: Entry,
   fixedEmail: string | null,
-):
-  | { errors: Errors }
-  | { errors?: undefined; email: string; name: string; method: Method; decline?: Decline; refused?: string } {
+): { errors: Errors } | (PayInput & { errors?: undefined; name: string; refused?: string }) {
   const v = entry.values;
   const errors: Errors = {};
   const email = (fixedEmail ?? v.email ?? "").trim();
@@ -208,6 +234,8 @@ function readPayment(
     name,
     method: { type: "card", card },
     ...(known?.decline ? { decline: known.decline } : {}),
+    ...(known?.authenticate ? { authenticate: true } : {}),
+    ...(known?.refundsFail ? { refundsFail: true } : {}),
     ...(known ? {} : { refused: LIVE_CARD_IN_TEST_MODE }),
   };
 }
@@ -233,6 +261,7 @@ form:has(#method-card:checked) .bank,form:has(#method-bank:checked) .card{displa
 .alert{background:#fff1f0;border:1px solid #df1b41;color:#8f0b2a;padding:.75rem;border-radius:.375rem;margin:0 0 1rem}
 .notice{background:#eef6ff;border:1px solid #94b8e5;padding:.75rem;border-radius:.375rem}
 button{margin-top:1.5rem;width:100%;padding:.75rem;font:inherit;font-weight:600;color:#fff;background:#4f46e5;border:0;border-radius:.375rem;cursor:pointer}
+button.secondary{margin-top:.75rem;color:#1a1f36;background:#fff;border:1px solid #4f566b}
 button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid #0a2540;outline-offset:2px}`;
 
 interface PageState {
@@ -296,7 +325,7 @@ ${
     ? `<div class="card">${input("card_number", "Card number", 'autocomplete="cc-number" inputmode="numeric" placeholder="1234 1234 1234 1234"')}
 <div class="row"><div>${input("expiry", "Expiration (MM / YY)", 'autocomplete="cc-exp" inputmode="numeric" placeholder="MM / YY"')}</div><div>${input("cvc", "CVC", 'autocomplete="cc-csc" inputmode="numeric" placeholder="CVC"')}</div></div>
 ${input("name", "Cardholder name", 'autocomplete="cc-name"')}
-<p class="muted">Test mode: pay with 4242 4242 4242 4242, any future date and any CVC; 4000 0000 0000 0002 is declined.</p></div>`
+<p class="muted">Test mode: pay with 4242 4242 4242 4242, any future date and any CVC; 4000 0000 0000 0002 is declined; 4000 0025 0000 3155 asks for authentication.</p></div>`
     : ""
 }
 ${
@@ -330,18 +359,51 @@ async function payFromForm(ctx: PageContext, session: StripeObject, request: Req
   // What Stripe's page refuses itself (incomplete fields, a live card): nothing is charged.
   if (read.errors) return checkoutPage(ctx, session, { errors: read.errors, entry }, 400);
   if (read.refused) return checkoutPage(ctx, session, { alert: read.refused, entry }, 402);
-  const result = ctx.payments.pay(session.id, {
-    email: read.email,
-    name: read.name,
-    method: read.method,
-    decline: read.decline,
-  });
-  if (!result.ok) {
-    const { card_number: _number, cvc: _cvc, ...kept } = values;
-    return checkoutPage(ctx, session, { alert: result.message, entry: { method, values: kept } }, 402);
-  }
-  const target = (session.success_url as string).replaceAll("{CHECKOUT_SESSION_ID}", session.id);
-  return new Response(null, { status: 303, headers: { location: target, "cache-control": "no-store" } });
+  const { refused: _refused, errors: _errors, ...input } = read;
+  const { card_number: _number, cvc: _cvc, ...kept } = values;
+  return afterAttempt(ctx, session, ctx.payments.pay(session.id, input), { method, values: kept });
+}
+
+const seeOther = (location: string) =>
+  new Response(null, { status: 303, headers: { location, "cache-control": "no-store" } });
+
+/** Where an attempt leads: `success_url`, the 3-D Secure step, or the checkout page with the refusal. */
+function afterAttempt(ctx: PageContext, session: StripeObject, result: PayResult, entry: Entry): Response {
+  if (result.status === "authenticate") return seeOther(authenticationPath(session.id));
+  if (result.status === "declined") return checkoutPage(ctx, session, { alert: result.message, entry }, 402);
+  return seeOther((session.success_url as string).replaceAll("{CHECKOUT_SESSION_ID}", session.id));
+}
+
+/**
+ * The issuer's 3-D Secure challenge, as Stripe's test page shows it in test mode: the payment,
+ * and the two answers a test card takes. A plain form: each answer is a button of its own.
+ */
+function authenticationPage(ctx: PageContext, session: StripeObject, waiting: PayInput): Response {
+  const card = waiting.method.type === "card" ? waiting.method.card : undefined;
+  const total = money(session.amount_total as number, session.currency as string);
+  const brandName = card ? card.brand.charAt(0).toUpperCase() + card.brand.slice(1) : "Card";
+  return html(
+    document(
+      `${ctx.brand}: authenticate your payment`,
+      CHECKOUT_STYLE,
+      `<main><section aria-labelledby="authenticate"><h1 id="authenticate">Authenticate your payment<span class="badge">Test mode</span></h1>
+<p>Your bank asks you to confirm the payment of <strong>${escape(total)}</strong> to ${escape(ctx.brand)} with ${escape(brandName)} ending in ${escape(card?.last4 ?? "")}.</p>
+<p class="muted">This is Stripe's 3D Secure test step: in live mode the card's bank shows its own. Complete it to pay, or fail it to see what a buyer who cannot authenticate sees.</p></section>
+<section><form method="post" action="${authenticationPath(session.id)}" aria-label="3D Secure authentication">
+<button type="submit" name="outcome" value="complete">Complete authentication</button>
+<button type="submit" name="outcome" value="fail" class="secondary">Fail authentication</button></form></section></main>`,
+    ),
+  );
+}
+
+async function authenticateFromForm(ctx: PageContext, session: StripeObject, request: Request): Promise<Response> {
+  const form = new URLSearchParams(new TextDecoder().decode(await readBody(request, 4 * 1024)));
+  const outcome = form.get("outcome");
+  if (outcome !== "complete" && outcome !== "fail") return seeOther(authenticationPath(session.id));
+  const waiting = ctx.payments.awaitingAuthentication(session.id);
+  const result = ctx.payments.authenticate(session.id, outcome);
+  const entry: Entry = { method: "card", values: { email: waiting?.email ?? "", name: waiting?.name ?? "" } };
+  return afterAttempt(ctx, session, result, entry);
 }
 
 // ---------------------------------------------------------------- the dashboard
@@ -407,9 +469,16 @@ function dashboard(ctx: PageContext, message?: string, status = 200): Response {
         charge && (charge.amount_refunded as number) > 0
           ? `, refunded ${money(charge.amount_refunded as number, s.currency as string)}`
           : "";
+      const failedRefunds = charge
+        ? store
+            .all("refund")
+            .filter((r) => r.data.charge === charge.id && r.data.status === "failed")
+            .map((r) => `, refund of ${money(r.data.amount as number, s.currency as string)} failed`)
+            .join("")
+        : "";
       return `<tr><td>${escape(new Date((s.created as number) * 1000).toLocaleString("en-US"))}</td>
 <td><code>${escape(s.id)}</code>${s.status === "open" ? `<br><a href="${CHECKOUT_PATH}/${encodeURIComponent(s.id)}">Checkout page</a>` : ""}</td>
-<td>${escape(s.status as string)}</td><td>${escape(s.payment_status as string)}${intent ? `<br><span class="meta">${escape(intent.status as string)}${refunded}</span>` : ""}</td>
+<td>${escape(s.status as string)}</td><td>${escape(s.payment_status as string)}${intent ? `<br><span class="meta">${escape(intent.status as string)}${escape(refunded + failedRefunds)}</span>` : ""}</td>
 <td>${escape(money(s.amount_total as number, s.currency as string))}</td><td>${escape(email)}</td>
 <td>${sessionEvents || `<span class="meta">none yet</span>`}</td><td>${actions}</td></tr>`;
     })
@@ -432,6 +501,17 @@ function dashboard(ctx: PageContext, message?: string, status = 200): Response {
 ${message ? `<p role="status"><strong>${escape(message)}</strong></p>` : ""}
 <dl><dt>API</dt><dd><code>${escape(ctx.url)}</code> (STRIPE_API_URL)</dd>
 <dt>Secret key</dt><dd><code>${escape(ctx.secretKey)}</code></dd>
+${ctx
+  .restrictedKeys()
+  .map(
+    (k) =>
+      `<dt>${escape(k.name)}</dt><dd><code>${escape(k.key)}</code><br><span class="meta">${escape(
+        Object.entries(k.permissions)
+          .map(([resource, access]) => `${resource}: ${access === "write" ? "Write" : "Read"}`)
+          .join(", ") || "no permissions",
+      )}</span></dd>`,
+  )
+  .join("\n")}
 <dt>Webhook endpoint</dt><dd><code>${escape(ctx.webhookUrl)}</code></dd>
 <dt>Signing secret</dt><dd><code>${escape(ctx.webhookSecret)}</code></dd></dl>
 <h2>Checkout Sessions</h2>
@@ -476,7 +556,7 @@ export async function stripePage(request: Request, ctx: PageContext): Promise<Re
     });
   }
 
-  const checkout = new RegExp(`^${CHECKOUT_PATH}/([^/]+)$`).exec(pathname);
+  const checkout = new RegExp(`^${CHECKOUT_PATH}/([^/]+)(/authenticate)?$`).exec(pathname);
   if (checkout) {
     const session = payments.store.get("checkout.session", decodeURIComponent(checkout[1]!));
     if (!session) {
@@ -488,6 +568,14 @@ export async function stripePage(request: Request, ctx: PageContext): Promise<Re
         ),
         404,
       );
+    }
+    if (checkout[2]) {
+      if (request.method === "POST") return authenticateFromForm(ctx, session, request);
+      if (request.method !== "GET") return new Response(null, { status: 405, headers: { allow: "GET, POST" } });
+      const waiting = session.status === "open" ? payments.awaitingAuthentication(session.id) : undefined;
+      return waiting
+        ? authenticationPage(ctx, session, waiting)
+        : seeOther(`${CHECKOUT_PATH}/${encodeURIComponent(session.id)}`);
     }
     if (request.method === "GET") return checkoutPage(ctx, session);
     if (request.method === "POST") return payFromForm(ctx, session, request);

@@ -2,8 +2,10 @@
  * What happens to a Checkout Session after it is made, as Stripe does it, and the events each
  * step sends: paying on the hosted page (the PaymentIntent is made at the first attempt, as
  * Stripe makes it lazily; a card is charged at once, a US bank account debit stays `processing`
- * with a pending charge until it settles or fails), an issuer's decline (a failed charge, the
- * session stays open), settling or failing a bank debit, refunds, and expiry (asked for, or when
+ * with a pending charge until it settles or fails), a 3-D Secure card's authentication (the
+ * PaymentIntent `requires_action` until the buyer completes or fails it), an issuer's decline (a
+ * failed charge, the session stays open), settling or failing a bank debit, refunds (and the
+ * later failure of a refund of the test card whose refunds fail), and expiry (asked for, or when
  * `expires_at` passes). A succeeded charge gets its receipt page, and its receipt e-mail when it
  * has an address (./receipts.ts); a refund its refund receipt. Shared by the API, the hosted page,
  * the local dashboard and the programmatic handle tests use. Dev and test only.
@@ -32,17 +34,34 @@ export interface PayInput {
   email: string;
   name: string | null;
   method: objects.Method;
-  /** The issuer's decline, for a test card that is declined. */
+  /** The issuer's decline, for a test card that is declined (after authentication, when it asks for one). */
   decline?: Decline;
+  /** A 3-D Secure test card: the buyer must authenticate before the card is charged. */
+  authenticate?: boolean;
+  /** The test card whose refunds fail some time after they are made (4000 0000 0000 5126). */
+  refundsFail?: boolean;
 }
 
-export type PayResult = { ok: true; session: StripeObject } | { ok: false; message: string };
+/** Paid (the session is complete), declined (the buyer sees why), or waiting for the buyer to authenticate. */
+export type PayResult =
+  { status: "paid"; session: StripeObject } | { status: "declined"; message: string } | { status: "authenticate" };
+
+/** What the buyer sees when they fail 3-D Secure (Checkout's message for `payment_intent_authentication_failure`). */
+export const AUTHENTICATION_FAILED =
+  "We are unable to authenticate your payment method. Please choose a different payment method and try again.";
+
+/** How long after it is made a refund of the failing-refund test card fails, by default. */
+export const DEFAULT_REFUND_FAILURE_DELAY_MS = 5_000;
 
 export interface Payments {
   store: Store;
   /** Makes an event of `object` as it is now and queues its delivery. */
   emit(type: string, object: StripeObject, origin: Origin, previous?: Record<string, unknown>): StripeObject;
   pay(sessionId: string, input: PayInput): PayResult;
+  /** The buyer completes or fails the 3-D Secure step of the session's payment. */
+  authenticate(sessionId: string, outcome: "complete" | "fail"): PayResult;
+  /** The payment waiting for the buyer to authenticate, if any. */
+  awaitingAuthentication(sessionId: string): PayInput | undefined;
   settle(sessionId: string): StripeObject;
   fail(sessionId: string): StripeObject;
   refund(
@@ -51,13 +70,29 @@ export interface Payments {
     origin: Origin,
   ): StripeObject;
   expire(sessionId: string, origin: Origin): StripeObject;
-  /** Expires every open session whose `expires_at` has passed (Stripe does it on its own). */
+  /** Expires every open session whose `expires_at` has passed, and fails the refunds due to fail (Stripe does both on its own). */
   sweep(): void;
+  /** Whether a refund is waiting to fail (false once closed). */
+  refundsWaiting(): boolean;
+  /** Resolves when no refund is waiting to fail, or on close. */
+  idle(): Promise<void>;
+  close(): void;
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
 
-export function createPayments(store: Store, deliverer: Deliverer, brand: string, receipts: Receipts): Payments {
+export function createPayments(
+  store: Store,
+  deliverer: Deliverer,
+  brand: string,
+  receipts: Receipts,
+  options: { refundFailureDelayMs?: number; authenticationUrl?: (sessionId: string) => string } = {},
+): Payments {
+  const refundFailureDelayMs = options.refundFailureDelayMs ?? DEFAULT_REFUND_FAILURE_DELAY_MS;
+  const refundTimers = new Map<string, NodeJS.Timeout>();
+  let idleWaiters: (() => void)[] = [];
+  let closed = false;
+
   const emit: Payments["emit"] = (type, object, origin, previous) => {
     const event = objects.event({ type, object, request: origin, previous });
     store.put("event", event);
@@ -160,76 +195,187 @@ export function createPayments(store: Store, deliverer: Deliverer, brand: string
     }
   }
 
+  /** Charges the session's payment method: declined, paid by card, or a bank debit pending. */
+  function charge(
+    s: StripeObject,
+    intent: StripeObject,
+    input: PayInput,
+    paymentMethod: string,
+    threeDSecure: Record<string, unknown> | null,
+  ): PayResult {
+    const chargeOf = (status: "succeeded" | "pending" | "failed", failure?: Decline) => {
+      const made = objects.charge({
+        intent,
+        method: input.method,
+        paymentMethod,
+        email: input.email,
+        name: input.name,
+        status,
+        failure,
+        brand,
+        threeDSecure,
+      });
+      store.put("charge", made);
+      intent.latest_charge = made.id;
+      return made;
+    };
+
+    if (input.decline) {
+      const failed = chargeOf("failed", input.decline);
+      intent.payment_method = null;
+      intent.status = "requires_payment_method";
+      intent.last_payment_error = {
+        charge: failed.id,
+        code: input.decline.code,
+        ...(input.decline.declineCode ? { decline_code: input.decline.declineCode } : {}),
+        doc_url: `https://stripe.com/docs/error-codes/${input.decline.code.replaceAll("_", "-")}`,
+        message: input.decline.message,
+        payment_method: paymentMethodOf(paymentMethod, input),
+        type: "card_error",
+      };
+      emit("charge.failed", failed, NO_REQUEST);
+      emit("payment_intent.payment_failed", intent, NO_REQUEST);
+      store.save();
+      return { status: "declined", message: input.decline.message };
+    }
+
+    settleCustomer(s, input, intent);
+    intent.last_payment_error = null;
+    if (input.method.type === "card") {
+      const paid = chargeOf("succeeded");
+      paid.customer = intent.customer;
+      paid.receipt_url = receipts.urlOf(paid.id);
+      if (input.refundsFail) store.state.testing.refundsFail[paid.id] = true;
+      intent.status = "succeeded";
+      intent.amount_received = intent.amount;
+      complete(s, input, true);
+      emit("charge.succeeded", paid, NO_REQUEST);
+      emit("payment_intent.succeeded", intent, NO_REQUEST);
+      // Stripe e-mails the receipt after the charge: the event shows no receipt_number yet.
+      receipts.paid(paid);
+    } else {
+      // ACH debits take days: the charge is pending and the session completes unpaid.
+      const pending = chargeOf("pending");
+      pending.customer = intent.customer;
+      intent.status = "processing";
+      complete(s, input, false);
+      emit("payment_intent.processing", intent, NO_REQUEST);
+      emit("charge.pending", pending, NO_REQUEST);
+    }
+    emit("checkout.session.completed", s, NO_REQUEST);
+    store.save();
+    return { status: "paid", session: s };
+  }
+
+  /**
+   * A refund of the failing-refund test card fails: "its status begins as succeeded. Some time
+   * later, its status transitions to failed and sends a charge.refund.updated webhook event"
+   * (docs: Testing, Refunds, 4000 0000 0000 5126), with `refund.updated` and `refund.failed`
+   * (the Refund events). The amount no longer counts as refunded on the charge, whose funds stay
+   * with the business (`failure_balance_transaction` reverses the refund's).
+   */
+  function failRefund(refundId: string) {
+    clearTimeout(refundTimers.get(refundId));
+    refundTimers.delete(refundId);
+    delete store.state.testing.refundFailures[refundId];
+    const refund = store.get("refund", refundId);
+    const paid = refund ? store.get("charge", refund.charge as string) : undefined;
+    if (refund && paid && refund.status !== "failed") {
+      const previous = { failure_balance_transaction: null, failure_reason: null, status: refund.status };
+      refund.status = "failed";
+      refund.failure_balance_transaction = newId("txn");
+      refund.failure_reason = "expired_or_canceled_card";
+      paid.amount_refunded = (paid.amount_refunded as number) - (refund.amount as number);
+      paid.refunded = false;
+      emit("charge.refund.updated", refund, NO_REQUEST, previous);
+      emit("refund.updated", refund, NO_REQUEST, previous);
+      emit("refund.failed", refund, NO_REQUEST);
+      store.save();
+    }
+    if (Object.keys(store.state.testing.refundFailures).length === 0) {
+      const waiting = idleWaiters;
+      idleWaiters = [];
+      for (const resolve of waiting) resolve();
+    }
+  }
+
+  function scheduleRefundFailure(refundId: string) {
+    const due = store.state.testing.refundFailures[refundId] ?? Date.now();
+    clearTimeout(refundTimers.get(refundId));
+    const timer = setTimeout(() => failRefund(refundId), Math.max(0, due - Date.now()));
+    timer.unref();
+    refundTimers.set(refundId, timer);
+  }
+
   const payments: Payments = {
     store,
     emit,
 
     pay(sessionId, input) {
       const s = session(sessionId);
-      if (s.status !== "open") return { ok: false, message: closedMessage(s) };
+      if (s.status !== "open") return { status: "declined", message: closedMessage(s) };
       const intent = ensureIntent(s);
+      const extras = store.state.checkout[s.id];
+      if (extras) delete extras.authentication;
       const paymentMethod = newId("pm");
       intent.payment_method = paymentMethod;
-      const chargeOf = (status: "succeeded" | "pending" | "failed", failure?: Decline) => {
-        const made = objects.charge({
-          intent,
-          method: input.method,
-          paymentMethod,
-          email: input.email,
-          name: input.name,
-          status,
-          failure,
-          brand,
-        });
-        store.put("charge", made);
-        intent.latest_charge = made.id;
-        return made;
-      };
-
-      if (input.decline) {
-        const failed = chargeOf("failed", input.decline);
-        intent.payment_method = null;
-        intent.status = "requires_payment_method";
-        intent.last_payment_error = {
-          charge: failed.id,
-          code: input.decline.code,
-          ...(input.decline.declineCode ? { decline_code: input.decline.declineCode } : {}),
-          doc_url: `https://stripe.com/docs/error-codes/${input.decline.code.replaceAll("_", "-")}`,
-          message: input.decline.message,
-          payment_method: paymentMethodOf(paymentMethod, input),
-          type: "card_error",
+      if (input.authenticate) {
+        // The issuer asks for 3-D Secure: nothing is charged until the buyer answers it.
+        intent.status = "requires_action";
+        intent.last_payment_error = null;
+        intent.next_action = {
+          type: "use_stripe_sdk",
+          use_stripe_sdk: {
+            type: "three_d_secure_redirect",
+            source: newId("src"),
+            stripe_js: options.authenticationUrl?.(s.id) ?? "",
+          },
         };
-        emit("charge.failed", failed, NO_REQUEST);
+        if (extras) extras.authentication = { ...input, paymentMethod };
+        emit("payment_intent.requires_action", intent, NO_REQUEST);
+        store.save();
+        return { status: "authenticate" };
+      }
+      return charge(s, intent, input, paymentMethod, null);
+    },
+
+    authenticate(sessionId, outcome) {
+      const s = session(sessionId);
+      if (s.status !== "open") return { status: "declined", message: closedMessage(s) };
+      const intent = intentOf(s);
+      const extras = store.state.checkout[s.id];
+      const pending = extras?.authentication;
+      if (!intent || !pending || intent.status !== "requires_action") {
+        return {
+          status: "declined",
+          message: "This payment is not waiting for authentication. Enter your card again.",
+        };
+      }
+      delete extras.authentication;
+      intent.next_action = null;
+      if (outcome === "fail") {
+        // No charge: the issuer never saw an authorization (Stripe makes none for a failed 3-D Secure).
+        intent.status = "requires_payment_method";
+        intent.payment_method = null;
+        intent.last_payment_error = {
+          code: "payment_intent_authentication_failure",
+          doc_url: "https://stripe.com/docs/error-codes/payment-intent-authentication-failure",
+          message:
+            "The provided PaymentMethod has failed authentication. You can provide payment_method_data or a new PaymentMethod to attempt to fulfill this PaymentIntent again.",
+          payment_method: paymentMethodOf(pending.paymentMethod, pending),
+          type: "invalid_request_error",
+        };
         emit("payment_intent.payment_failed", intent, NO_REQUEST);
         store.save();
-        return { ok: false, message: input.decline.message };
+        return { status: "declined", message: AUTHENTICATION_FAILED };
       }
+      return charge(s, intent, pending, pending.paymentMethod, objects.threeDSecure());
+    },
 
-      settleCustomer(s, input, intent);
-      intent.last_payment_error = null;
-      if (input.method.type === "card") {
-        const paid = chargeOf("succeeded");
-        paid.customer = intent.customer;
-        paid.receipt_url = receipts.urlOf(paid.id);
-        intent.status = "succeeded";
-        intent.amount_received = intent.amount;
-        complete(s, input, true);
-        emit("charge.succeeded", paid, NO_REQUEST);
-        emit("payment_intent.succeeded", intent, NO_REQUEST);
-        // Stripe e-mails the receipt after the charge: the event shows no receipt_number yet.
-        receipts.paid(paid);
-      } else {
-        // ACH debits take days: the charge is pending and the session completes unpaid.
-        const pending = chargeOf("pending");
-        pending.customer = intent.customer;
-        intent.status = "processing";
-        complete(s, input, false);
-        emit("payment_intent.processing", intent, NO_REQUEST);
-        emit("charge.pending", pending, NO_REQUEST);
-      }
-      emit("checkout.session.completed", s, NO_REQUEST);
-      store.save();
-      return { ok: true, session: s };
+    awaitingAuthentication(sessionId) {
+      const s = store.get("checkout.session", sessionId);
+      const intent = s ? intentOf(s) : undefined;
+      return intent?.status === "requires_action" ? store.state.checkout[sessionId]?.authentication : undefined;
     },
 
     settle(sessionId) {
@@ -344,6 +490,10 @@ export function createPayments(store: Store, deliverer: Deliverer, brand: string
         metadata: options.metadata ?? {},
       });
       store.put("refund", made);
+      if (store.state.testing.refundsFail[paid.id]) {
+        store.state.testing.refundFailures[made.id] = Date.now() + refundFailureDelayMs;
+        scheduleRefundFailure(made.id);
+      }
       const previous = { amount_refunded: paid.amount_refunded, refunded: paid.refunded };
       paid.amount_refunded = (paid.amount_refunded as number) + amount;
       paid.refunded = paid.amount_refunded === paid.amount;
@@ -382,8 +532,29 @@ export function createPayments(store: Store, deliverer: Deliverer, brand: string
       for (const { data } of store.all("checkout.session")) {
         if (data.status === "open" && (data.expires_at as number) <= due) payments.expire(data.id, NO_REQUEST);
       }
+      for (const [refundId, at] of Object.entries(store.state.testing.refundFailures)) {
+        if (at <= Date.now()) failRefund(refundId);
+      }
+    },
+
+    refundsWaiting: () => !closed && Object.keys(store.state.testing.refundFailures).length > 0,
+
+    idle() {
+      if (!payments.refundsWaiting()) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+
+    close() {
+      closed = true;
+      for (const timer of refundTimers.values()) clearTimeout(timer);
+      refundTimers.clear();
+      const waiting = idleWaiters;
+      idleWaiters = [];
+      for (const resolve of waiting) resolve();
     },
   };
+  // Refunds left to fail by a previous run fail when due.
+  for (const refundId of Object.keys(store.state.testing.refundFailures)) scheduleRefundFailure(refundId);
   return payments;
 }
 

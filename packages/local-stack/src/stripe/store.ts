@@ -1,15 +1,18 @@
 /**
  * What the Stripe stand-in keeps: its API keys, every object it made (in Stripe's shapes), the
  * events, the idempotency keys of the last 24 hours and the webhook deliveries. With a data folder
- * it lives in `<dataDir>/stripe/`: `keys.json` (the secret key and the webhook signing secret,
- * made once) and `state.json`, rewritten atomically (a temporary file renamed over it) at most
+ * it lives in `<dataDir>/stripe/`: `keys.json` (the secret key, the webhook signing secret and the
+ * restricted keys, made once; ./permissions.ts) and `state.json`, rewritten atomically (a temporary file renamed over it) at most
  * every 20 ms while changes come in, and at once when the stack stops, so a restart resumes where
  * it stopped (a rewrite per change made each request slower as the state grew); without one, in
  * memory. Dev and test only.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
+import { makePrivateFolder, writePrivateFileSync } from "../data-folder.ts";
+import type { PayInput } from "./payments.ts";
+import { checkPermissions, DEPLOY_KEYS, type Permissions, type RestrictedKey } from "./permissions.ts";
 
 /** A Stripe object as the API answers it. */
 export type StripeObject = Record<string, unknown> & { id: string; object: string; created: number };
@@ -46,6 +49,8 @@ export interface CheckoutExtras {
     /** `payment_intent_data.receipt_email` (absent in state kept before receipts). */
     receiptEmail?: string | null;
   };
+  /** The payment waiting for the buyer's 3-D Secure answer, with the PaymentMethod it made. */
+  authentication?: PayInput & { paymentMethod: string };
 }
 
 /** The answer kept for an idempotency key: replayed for the same request within 24 hours. */
@@ -69,7 +74,7 @@ export interface DeliveryAttempt {
 export interface Delivery {
   eventId: string;
   type: string;
-  /** The order events were made in: first attempts go out in it. */
+  /** The order events were made in (the log's order; deliveries go out in none, ./webhooks.ts). */
   seq: number;
   status: "pending" | "succeeded" | "failed";
   attempts: DeliveryAttempt[];
@@ -84,11 +89,15 @@ export interface State {
   checkout: Record<string, CheckoutExtras>;
   idempotency: Record<string, IdempotencyRecord>;
   deliveries: Record<string, Delivery>;
+  /** What test cards do later (./payments.ts): charges whose refunds fail, and when each such refund fails. */
+  testing: { refundsFail: Record<string, true>; refundFailures: Record<string, number> };
 }
 
 export interface Keys {
   secretKey: string;
   webhookSecret: string;
+  /** Restricted keys (`rk_test_…`): DEPLOY.md's, made with the others, then any made since. */
+  restricted: RestrictedKey[];
 }
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -122,6 +131,7 @@ const emptyState = (): State => ({
   checkout: {},
   idempotency: {},
   deliveries: {},
+  testing: { refundsFail: {}, refundFailures: {} },
 });
 
 export interface Store {
@@ -136,13 +146,16 @@ export interface Store {
   put(collection: Collection, data: StripeObject): StripeObject;
   /** Every object of the collection, newest first (Stripe's list order). */
   all(collection: Collection): Stored[];
+  /** Makes a restricted key with these permissions, kept with the other keys. */
+  restrictedKey(name: string, permissions: Permissions): RestrictedKey;
 }
 
 /** Opens the stand-in's store in `dataDir` (kept across restarts), or in memory without one. */
 export function openStore(dataDir?: string): Store {
   const dir = dataDir ? join(dataDir, "stripe") : undefined;
-  if (dir) mkdirSync(dir, { recursive: true });
-  const keys = loadKeys(dir);
+  if (dir) makePrivateFolder(dir);
+  const keysFile = dir ? join(dir, "keys.json") : undefined;
+  const keys = loadKeys(keysFile);
   const stateFile = dir ? join(dir, "state.json") : undefined;
   const state: State = stateFile && existsSync(stateFile) ? readState(stateFile) : emptyState();
 
@@ -152,7 +165,7 @@ export function openStore(dataDir?: string): Store {
     pending = undefined;
     if (!stateFile) return;
     const temporary = `${stateFile}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify(state));
+    writePrivateFileSync(temporary, JSON.stringify(state));
     renameSync(temporary, stateFile);
   };
   return {
@@ -181,6 +194,12 @@ export function openStore(dataDir?: string): Store {
     all(collection) {
       return Object.values(state.objects[collection]).sort(newestFirst);
     },
+    restrictedKey(name, permissions) {
+      const made: RestrictedKey = { name, key: newRestrictedKey(), permissions: checkPermissions(permissions) };
+      keys.restricted.push(made);
+      if (keysFile) writePrivateFileSync(keysFile, JSON.stringify(keys, null, 2));
+      return made;
+    },
   };
 }
 
@@ -192,18 +211,31 @@ function readState(file: string): State {
   if (state.version !== 1)
     throw new Error(`${file}: unknown version ${String(state.version)}; delete it to start again`);
   for (const collection of COLLECTIONS) state.objects[collection] ??= {};
+  state.testing ??= { refundsFail: {}, refundFailures: {} };
   return state;
 }
 
-/** The stand-in's secret key and webhook signing secret: made once, then kept in the data folder. */
-function loadKeys(dir: string | undefined): Keys {
-  const file = dir ? join(dir, "keys.json") : undefined;
-  if (file && existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as Keys;
+/** A restricted key: `rk_test_` and as many characters as a secret key's. */
+const newRestrictedKey = () => `rk_test_${randomId(99)}`;
+
+/**
+ * The stand-in's secret key, webhook signing secret and restricted keys: made once, then kept in
+ * the data folder. A folder from before restricted keys gets DEPLOY.md's two added.
+ */
+function loadKeys(file: string | undefined): Keys {
+  const kept = file && existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Partial<Keys>) : undefined;
   const keys: Keys = {
     // Stripe's test secret keys start with sk_test_; `stripe listen` prints a whsec_ of 64 hex digits.
-    secretKey: `sk_test_${randomId(99)}`,
-    webhookSecret: `whsec_${randomBytes(32).toString("hex")}`,
+    secretKey: kept?.secretKey ?? `sk_test_${randomId(99)}`,
+    webhookSecret: kept?.webhookSecret ?? `whsec_${randomBytes(32).toString("hex")}`,
+    restricted: kept?.restricted ?? [],
   };
-  if (file) writeFileSync(file, JSON.stringify(keys, null, 2), { mode: 0o600 });
+  let changed = !kept;
+  for (const wanted of Object.values(DEPLOY_KEYS)) {
+    if (keys.restricted.some((k) => k.name === wanted.name)) continue;
+    keys.restricted.push({ name: wanted.name, key: newRestrictedKey(), permissions: { ...wanted.permissions } });
+    changed = true;
+  }
+  if (file && changed) writePrivateFileSync(file, JSON.stringify(keys, null, 2));
   return keys;
 }

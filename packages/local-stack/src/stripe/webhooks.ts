@@ -5,10 +5,15 @@
  * keyed with the whole whsec_ secret>` (what stripe-node's `webhooks.constructEventAsync`
  * checks). An answer other than 2xx, a redirect, no answer or no answer in time is a failed
  * attempt, retried after growing delays (Stripe: exponential backoff for up to three days in
- * live mode; the stand-in's schedule is compressed and configurable). First attempts go out one
- * at a time in the order the events were made; retries run on their own timers, so a failing
- * event holds no later one back (Stripe guarantees no order). Deliveries are kept in the store, so
- * pending ones resume after a restart, and form the delivery log. Dev and test only.
+ * live mode; the stand-in's schedule is compressed and configurable). As Stripe, it sends
+ * several at once and in no set order (webhook docs: "Stripe doesn't guarantee the delivery of
+ * events in the order in which they're generated", and an endpoint must handle concurrent
+ * deliveries): up to four attempts are in flight together, and each event waits a random moment
+ * (up to 250 ms) before its first attempt, so events made together (`charge.succeeded`,
+ * `payment_intent.succeeded`, `checkout.session.completed`) arrive in any order and an endpoint
+ * that depends on one shows it here. Retries run on their own timers, so a failing event holds no
+ * later one back. Deliveries are kept in the store, so pending ones resume after a restart, and
+ * form the delivery log. Dev and test only.
  */
 import { createHmac } from "node:crypto";
 import type { Delivery, Store, StripeObject } from "./store.ts";
@@ -25,7 +30,23 @@ export const DEFAULT_TIMEOUT_MS = 20_000;
 /** How long closing the stack lets an attempt under way finish before cutting it off. */
 const CLOSE_GRACE_MS = 2_000;
 
-export interface WebhookOptions {
+/** Attempts in flight at once. Stripe publishes no figure; a few at once is what an endpoint sees. */
+export const DEFAULT_CONCURRENCY = 4;
+
+/** The longest random wait before an event's first attempt, which unorders events made together. */
+export const DEFAULT_JITTER_MS = 250;
+
+/** How deliveries are spread: tests set a `random` to choose the order. */
+export interface DeliveryOptions {
+  /** Attempts in flight at once; default 4. */
+  concurrency?: number;
+  /** The longest random wait before a first attempt; default 250 ms. */
+  jitterMs?: number;
+  /** A number in [0, 1) per event, scaled to its wait; default Math.random. */
+  random?: () => number;
+}
+
+export interface WebhookOptions extends DeliveryOptions {
   url: string;
   secret: string;
   retryDelaysMs: number[];
@@ -50,21 +71,34 @@ export interface Deliverer {
 
 export function createDeliverer(store: Store, options: WebhookOptions): Deliverer {
   const deliveries = store.state.deliveries;
-  const lane: string[] = [];
+  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
+  const jitterMs = Math.max(0, options.jitterMs ?? DEFAULT_JITTER_MS);
+  const random = options.random ?? Math.random;
+  /** Events whose attempt is due, waiting for a free place. */
+  const ready: string[] = [];
+  /** Waits before an attempt: a first attempt's random one, or a retry's backoff. */
   const timers = new Map<string, NodeJS.Timeout>();
   const inFlight = new Map<string, { done: Promise<void>; abort: AbortController }>();
-  let laneRunning = false;
   let closed = false;
   let waiters: (() => void)[] = [];
 
   const settled = () =>
-    inFlight.size === 0 && !laneRunning && Object.values(deliveries).every((d) => d.status !== "pending");
+    inFlight.size === 0 && ready.length === 0 && Object.values(deliveries).every((d) => d.status !== "pending");
   const notify = () => {
     if (!settled() && !closed) return;
-    const ready = waiters;
+    const resolved = waiters;
     waiters = [];
-    for (const resolve of ready) resolve();
+    for (const resolve of resolved) resolve();
   };
+
+  /** Starts due attempts while fewer than `concurrency` are in flight. */
+  function pump() {
+    while (!closed && inFlight.size < concurrency && ready.length > 0) {
+      const eventId = ready.shift()!;
+      if (!inFlight.has(eventId)) void attempt(eventId);
+    }
+    notify();
+  }
 
   async function attempt(eventId: string): Promise<void> {
     const delivery = deliveries[eventId];
@@ -115,7 +149,7 @@ export function createDeliverer(store: Store, options: WebhookOptions): Delivere
     }
     record(delivery, event, { at: started, status, durationMs: Date.now() - started, ...(error ? { error } : {}) });
     resolveDone();
-    notify();
+    pump();
   }
 
   function record(delivery: Delivery, event: StripeObject, result: Delivery["attempts"][number]) {
@@ -137,13 +171,15 @@ export function createDeliverer(store: Store, options: WebhookOptions): Delivere
     store.save();
   }
 
+  /** Makes the delivery due at its `nextAttemptAt`. */
   function schedule(delivery: Delivery) {
     if (closed) return;
     clearTimeout(timers.get(delivery.eventId));
     const timer = setTimeout(
       () => {
         timers.delete(delivery.eventId);
-        void attempt(delivery.eventId);
+        ready.push(delivery.eventId);
+        pump();
       },
       Math.max(0, (delivery.nextAttemptAt ?? 0) - Date.now()),
     );
@@ -151,40 +187,29 @@ export function createDeliverer(store: Store, options: WebhookOptions): Delivere
     timers.set(delivery.eventId, timer);
   }
 
-  async function runLane() {
-    if (laneRunning || closed) return;
-    laneRunning = true;
-    try {
-      while (lane.length > 0 && !closed) await attempt(lane.shift()!);
-    } finally {
-      laneRunning = false;
-      notify();
-    }
-  }
+  /** A first attempt waits a random moment, so events made together go out in no set order. */
+  const firstAttemptAt = () => Date.now() + Math.floor(random() * jitterMs);
 
-  // Resume what a previous run left pending: first attempts in order, retries on their timers.
-  const pending = Object.values(deliveries)
-    .filter((d) => d.status === "pending")
-    .sort((a, b) => a.seq - b.seq);
-  for (const delivery of pending) {
-    if (delivery.attempts.length === 0) lane.push(delivery.eventId);
-    else schedule(delivery);
+  // Resume what a previous run left pending: first attempts after their random wait, retries when due.
+  for (const delivery of Object.values(deliveries)) {
+    if (delivery.status !== "pending") continue;
+    if (delivery.attempts.length === 0) delivery.nextAttemptAt = firstAttemptAt();
+    schedule(delivery);
   }
-  if (lane.length > 0) setImmediate(() => void runLane());
 
   return {
     enqueue(event) {
-      deliveries[event.id] = {
+      const delivery: Delivery = {
         eventId: event.id,
         type: event.type as string,
         seq: ++store.state.seq,
         status: "pending",
         attempts: [],
-        nextAttemptAt: Date.now(),
+        // Never before the caller's change is saved and answered: a timer runs after this turn.
+        nextAttemptAt: firstAttemptAt(),
       };
-      lane.push(event.id);
-      // After the caller's change is saved and answered.
-      setImmediate(() => void runLane());
+      deliveries[event.id] = delivery;
+      schedule(delivery);
     },
     resend(eventId) {
       const delivery = deliveries[eventId];

@@ -1,13 +1,14 @@
 /**
  * The local stack's Stripe stand-in (packages/local-stack/src/stripe/) driven by the real `stripe`
  * library over HTTP, as the functions drive it: keys, products and prices by lookup key, errors,
- * idempotency, Checkout Sessions and their pagination, paying on the hosted page by a plain form
- * POST (card, declined card, US bank account), refunds, and webhook delivery to a fixture
+ * idempotency, restricted keys and their permissions, Checkout Sessions and their pagination,
+ * paying on the hosted page by a plain form POST (card, declined card, 3-D Secure, US bank
+ * account), refunds (and the test card whose refunds fail), and webhook delivery to a fixture
  * `stripe-webhook` function that verifies each event with the library's own async verifier:
- * Stripe's signature, retries with backoff, no ordering hold-up, and pending deliveries resumed
- * after a restart. Each test names the Stripe rule it pins (stripe-node source, Stripe's API
- * reference or docs). The stand-in keeps its state in files, not the database, so one backend
- * (PGlite) suffices.
+ * Stripe's signature, several at once and in no set order, retries with backoff, and pending
+ * deliveries resumed after a restart. Each test names the Stripe rule it pins (stripe-node source,
+ * Stripe's API reference or docs). The stand-in keeps its state in files, not the database, so one
+ * backend (PGlite) suffices.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,7 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CATALOGUE } from "../../../../functions/_shared/catalogue.ts";
 import { setupCatalogue } from "../../../../functions/_shared/stripe-setup.ts";
 import { startTestStack, type TestStack } from "../../src/harness.ts";
-import { API_VERSION, signatureHeader } from "../../src/stripe/index.ts";
+import { API_VERSION, DEPLOY_KEYS, signatureHeader } from "../../src/stripe/index.ts";
+import { accountIdOf } from "../../src/stripe/receipts.ts";
 import { payOnPage, TEST_BANK as BANK, TEST_CARD as CARD } from "../../../../tests/support/stripe-events.ts";
 
 const project = mkdtempSync(join(tmpdir(), "stripe-standin-"));
@@ -31,11 +33,15 @@ interface Received {
   id: string;
   type: string;
   object: Record<string, unknown>;
+  previous?: Record<string, unknown>;
   userAgent: string | null;
   contentType: string | null;
   apiUrl: string | undefined;
   siteUrl: string | undefined;
   answered: number;
+  /** When the endpoint got the delivery and when it answered (Unix ms). */
+  startedAt: number;
+  endedAt: number;
 }
 
 /** What the fixture webhook answers: `status` for all, or 500 for the first n attempts of an event type. */
@@ -64,6 +70,7 @@ writeFileSync(
   `import { appendFileSync, readFileSync } from "node:fs";
 import { Stripe } from ${JSON.stringify(shared)};
 export default async function handler(request: Request, env: Record<string, string | undefined>) {
+  const startedAt = Date.now();
   const raw = await request.text();
   let event;
   try {
@@ -78,8 +85,8 @@ export default async function handler(request: Request, env: Record<string, stri
   const delay = control.delayMs?.[event.type] ?? 0;
   if (delay && earlier === 0) await new Promise((resolve) => setTimeout(resolve, delay));
   const answered = earlier < (control.failFirst?.[event.type] ?? 0) ? 500 : (control.status ?? 200);
-  appendFileSync(${JSON.stringify(receivedFile)}, JSON.stringify({ id: event.id, type: event.type, object: event.data.object,
-    userAgent: request.headers.get("user-agent"), contentType: request.headers.get("content-type"), apiUrl: env.STRIPE_API_URL, siteUrl: env.SITE_URL, answered }) + "\\n");
+  appendFileSync(${JSON.stringify(receivedFile)}, JSON.stringify({ id: event.id, type: event.type, object: event.data.object, previous: event.data.previous_attributes,
+    userAgent: request.headers.get("user-agent"), contentType: request.headers.get("content-type"), apiUrl: env.STRIPE_API_URL, siteUrl: env.SITE_URL, answered, startedAt, endedAt: Date.now() }) + "\\n");
   return new Response(JSON.stringify({ received: true }), { status: answered, headers: { "content-type": "application/json" } });
 }
 `,
@@ -95,12 +102,23 @@ const client = (stack: TestStack, key = stack.stripe.secretKey) =>
     maxNetworkRetries: 2,
   });
 
+/**
+ * The waits before first attempts, as fractions of the longest (250 ms): a test that fixes the
+ * order of a burst sets them; otherwise each is random, as by default.
+ */
+const jitters: number[] = [];
+
 const stackOptions = (retryDelaysMs: number[], dataDir?: string) => ({
   seed: false,
   dataDir,
   functionsDir,
   config: { functions: { "stripe-webhook": { verifyJwt: false } } },
-  stripe: { retryDelaysMs, timeoutMs: 1_000 },
+  stripe: {
+    retryDelaysMs,
+    timeoutMs: 1_000,
+    refundFailureDelayMs: 300,
+    delivery: { random: () => jitters.shift() ?? Math.random() },
+  },
 });
 
 describe("Stripe stand-in", () => {
@@ -279,6 +297,113 @@ describe("Stripe stand-in", () => {
     });
   });
 
+  describe("restricted keys (docs: API keys, restricted keys: None, Read or Write per resource; Security, Permissions)", () => {
+    /** The refusal of `key` for the permission `name`, as Stripe words it today. */
+    const refusalOf = (key: string, label: string, name: string) =>
+      `Permission denied. The provided key 'rk_test_${"*".repeat(93)}${key.slice(-6)}' does not have the required permissions for this endpoint on account '${accountId}'. Enabling ${label} ('${name}') permissions on this key would allow this request to continue. You can edit permissions at ${stack.stripe.dashboardUrl}`;
+    let accountId = "";
+
+    beforeAll(() => {
+      accountId = accountIdOf(stack.stripe.secretKey);
+    });
+
+    it("makes the two keys DEPLOY.md prescribes, with the permissions its tables give them, and shows them on the dashboard", async () => {
+      const deploy = readFileSync(join(import.meta.dirname, "../../../../DEPLOY.md"), "utf8");
+      const functions = deploy.slice(deploy.indexOf("**A restricted key for the functions.**"));
+      const table = functions.slice(0, functions.indexOf("and every other resource **None**"));
+      const rows = [...table.matchAll(/^\| ([A-Za-z ]+?) +\| (Write|Read) +\|/gm)].map((m) => [
+        m[1],
+        m[2]!.toLowerCase(),
+      ]);
+      expect(rows.length).toBeGreaterThan(0);
+      expect(Object.fromEntries(rows)).toEqual(DEPLOY_KEYS.functions.permissions);
+      const catalogue = deploy.slice(deploy.indexOf("**A restricted key for the catalogue.**")).split("\n\n")[0]!;
+      const grants = [...catalogue.matchAll(/\*\*(\w+): (Write|Read)\*\*/g)].map((m) => [m[1], m[2]!.toLowerCase()]);
+      expect(Object.fromEntries(grants)).toEqual(DEPLOY_KEYS.catalogue.permissions);
+
+      expect(stack.stripe.functionsKey).toMatch(/^rk_test_\w{99}$/);
+      expect(stack.stripe.catalogueKey).toMatch(/^rk_test_\w{99}$/);
+      expect(stack.stripe.restrictedKeys().slice(0, 2)).toEqual([
+        {
+          name: "Advisor Accelerator functions",
+          key: stack.stripe.functionsKey,
+          permissions: DEPLOY_KEYS.functions.permissions,
+        },
+        {
+          name: "Advisor Accelerator catalogue",
+          key: stack.stripe.catalogueKey,
+          permissions: DEPLOY_KEYS.catalogue.permissions,
+        },
+      ]);
+      const dashboard = await (await fetch(stack.stripe.dashboardUrl)).text();
+      expect(dashboard).toContain(stack.stripe.functionsKey);
+      expect(dashboard).toContain(
+        "Checkout Sessions: Write, Customers: Write, Prices: Read, PaymentIntents: Read, Charges: Read",
+      );
+    });
+
+    it("lets a key do what it holds: Read lists and retrieves, Write also creates and updates, Checkout Sessions brings PaymentIntents and Products Read", async () => {
+      const reader = client(stack, stack.stripe.restrictedKey({ Prices: "read", "Checkout Sessions": "read" }));
+      expect((await reader.prices.list({ lookup_keys: ["test_course"] })).data.map((p) => p.id)).toEqual([price.id]);
+      expect((await reader.prices.retrieve(price.id)).id).toBe(price.id);
+      // Checkout Sessions implies payment_intent_read and product_read (Security, Permissions).
+      const session = await newSession({ customer_email: "reader@example.com" });
+      await payOnPage(session, CARD);
+      const read = await reader.checkout.sessions.retrieve(session.id, { expand: ["payment_intent"] });
+      expect(read.payment_intent).toMatchObject({ object: "payment_intent", status: "succeeded" });
+      expect((await reader.products.retrieve("prod_test_course")).name).toBe("Test Course");
+
+      const writer = client(stack, stack.stripe.restrictedKey({ Customers: "write" }));
+      const made = await writer.customers.create({ email: "writer@example.com" });
+      expect((await writer.customers.update(made.id, { name: "Writer" })).name).toBe("Writer");
+      // "Write permissions imply read permissions."
+      expect((await writer.customers.list({ email: "writer@example.com" })).data.map((c) => c.id)).toEqual([made.id]);
+    });
+
+    it("refuses what a key does not hold before anything runs: 403, invalid_request_error, more_permissions_required, naming the permission to enable", async () => {
+      const key = stack.stripe.restrictedKey({ Customers: "read", PaymentIntents: "read" });
+      const limited = client(stack, key);
+      const write = await limited.customers.create({ email: "nope@example.com" }).catch((e: unknown) => e);
+      expect(write).toBeInstanceOf(Stripe.errors.StripePermissionError);
+      expect(write).toMatchObject({
+        statusCode: 403,
+        rawType: "invalid_request_error",
+        code: "more_permissions_required",
+        message: refusalOf(key, "Customers Write", "customer_write"),
+      });
+      expect((await stripe.customers.list({ email: "nope@example.com" })).data).toEqual([]);
+      const none = await limited.prices.list().catch((e: unknown) => e);
+      expect(none).toMatchObject({ statusCode: 403, message: refusalOf(key, "Prices Read", "plan_read") });
+      // An expanded object needs its own Read: a PaymentIntent's latest_charge needs Charges Read.
+      const session = await newSession({ customer_email: "expand@example.com" });
+      await payOnPage(session, CARD);
+      const { payment_intent } = await stripe.checkout.sessions.retrieve(session.id);
+      expect((await limited.paymentIntents.retrieve(payment_intent as string)).id).toBe(payment_intent);
+      const expanded = await limited.paymentIntents
+        .retrieve(payment_intent as string, { expand: ["latest_charge"] })
+        .catch((e: unknown) => e);
+      expect(expanded).toMatchObject({ statusCode: 403, message: refusalOf(key, "Charges Read", "charge_read") });
+      // A key Stripe never issued is a wrong key, as an sk_ one is.
+      const unknown = await client(stack, `rk_test_${"x".repeat(99)}`)
+        .prices.list()
+        .catch((e: unknown) => e);
+      expect(unknown).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
+      expect((unknown as Stripe.errors.StripeError).message).toBe(
+        `Invalid API Key provided: rk_test_${"*".repeat(95)}xxxx`,
+      );
+    });
+
+    it("runs npm run stripe:setup with DEPLOY.md's catalogue key, and refuses it customers (Products and Prices Write only)", async () => {
+      const catalogue = client(stack, stack.stripe.catalogueKey);
+      expect(await setupCatalogue(catalogue, CATALOGUE, { archive: true })).toEqual([]);
+      const refused = await catalogue.customers.list().catch((e: unknown) => e);
+      expect(refused).toMatchObject({
+        statusCode: 403,
+        message: refusalOf(stack.stripe.catalogueKey, "Customers Read", "customer_read"),
+      });
+    });
+  });
+
   describe("Checkout Sessions (Checkout Session create, retrieve, list, expire, line items)", () => {
     it("refuses what Stripe refuses, with the param named", async () => {
       const refusal = (params: Partial<Stripe.Checkout.SessionCreateParams>) =>
@@ -305,6 +430,27 @@ describe("Stripe stand-in", () => {
         message: "The `expires_at` timestamp must be less than 24 hours from Checkout Session creation.",
       });
       expect(await refusal({ line_items: [{ price: price.id }] })).toMatchObject({ param: "line_items[0][quantity]" });
+    });
+
+    it("refuses an active price of an archived product, naming the price, and sells it again once the product is active (Checkout Session create)", async () => {
+      const product = await stripe.products.create({ name: "Retired Course" });
+      const kept = await stripe.prices.create({ product: product.id, unit_amount: 10_000, currency: "usd" });
+      await stripe.products.update(product.id, { active: false });
+      // Archiving a product leaves its prices active (stripe-node #2131: "It's possible for the
+      // Price to have active: true but the underlying Product to have active: false").
+      expect((await stripe.prices.retrieve(kept.id)).active).toBe(true);
+      const refused = await newSession({ line_items: [{ price: kept.id, quantity: 1 }] }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+      // What Stripe answers (400, invalid_request_error, no code), as its API logs show it.
+      expect(refused).toMatchObject({
+        statusCode: 400,
+        rawType: "invalid_request_error",
+        code: undefined,
+        param: "line_items[0][price]",
+        message: `Price \`${kept.id}\` is not available to be purchased because its product is not active.`,
+      });
+      await stripe.products.update(product.id, { active: true });
+      expect((await newSession({ line_items: [{ price: kept.id, quantity: 1 }] })).status).toBe("open");
     });
 
     it("makes an open session in Stripe's shape: amounts from price × quantity, no PaymentIntent until the buyer pays, the hosted page as url", async () => {
@@ -433,13 +579,14 @@ describe("Stripe stand-in", () => {
       const events = received().filter(
         (r) => r.object.id === session.id || r.object.id === intent.id || r.object.payment_intent === intent.id,
       );
-      expect(events.map((r) => r.type)).toEqual([
-        "payment_intent.created",
+      // Every event once; their order is Stripe's to choose (see "webhook delivery" below).
+      expect(events.map((r) => r.type).sort()).toEqual([
         "charge.succeeded",
-        "payment_intent.succeeded",
         "checkout.session.completed",
+        "payment_intent.created",
+        "payment_intent.succeeded",
       ]);
-      const completed = events.at(-1)!;
+      const completed = events.find((r) => r.type === "checkout.session.completed")!;
       expect(completed).toMatchObject({
         userAgent: "Stripe/1.0 (+https://stripe.com/docs/webhooks)",
         contentType: "application/json; charset=utf-8",
@@ -499,6 +646,125 @@ describe("Stripe stand-in", () => {
       expect((await stripe.checkout.sessions.retrieve(session.id)).payment_intent).toBeNull();
     });
 
+    /** The events about one session's payment, by type, in no particular order. */
+    const eventsOf = (sessionId: string, intent: string) =>
+      received()
+        .filter((r) => r.object.id === sessionId || r.object.id === intent || r.object.payment_intent === intent)
+        .map((r) => r.type)
+        .sort();
+
+    it("asks 4000 0025 0000 3155 for 3-D Secure: the PaymentIntent requires_action until the buyer completes it, then it pays (Testing: 3D Secure authentication)", async () => {
+      const session = await newSession({ customer_email: "3ds@example.com" });
+      const asked = await payOnPage(session, { ...CARD, card_number: "4000 0025 0000 3155" });
+      expect(asked.status).toBe(303);
+      const step = `${stack.url}/_local/stripe/checkout/${session.id}/authenticate`;
+      expect(asked.headers.get("location")).toBe(new URL(step).pathname);
+      const waiting = await stripe.checkout.sessions.retrieve(session.id, { expand: ["payment_intent"] });
+      expect(waiting).toMatchObject({ status: "open", payment_status: "unpaid" });
+      expect(waiting.payment_intent).toMatchObject({
+        status: "requires_action",
+        latest_charge: null,
+        next_action: { type: "use_stripe_sdk" },
+      });
+      const page = await fetch(step);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain('<h1 id="authenticate">Authenticate your payment');
+      expect(html).toContain("$300.00");
+      expect(html).toContain("Visa ending in 3155");
+      expect(html).toContain('<button type="submit" name="outcome" value="complete">Complete authentication</button>');
+      expect(html).toMatch(/<button type="submit" name="outcome" value="fail"[^>]*>Fail authentication<\/button>/);
+
+      const done = await fetch(step, {
+        method: "POST",
+        redirect: "manual",
+        body: new URLSearchParams({ outcome: "complete" }),
+      });
+      expect(done.status).toBe(303);
+      expect(done.headers.get("location")).toBe(`${stack.url}/thank-you?session_id=${session.id}`);
+      const paid = await stripe.checkout.sessions.retrieve(session.id, { expand: ["payment_intent.latest_charge"] });
+      expect(paid).toMatchObject({ status: "complete", payment_status: "paid" });
+      const intent = paid.payment_intent as Stripe.PaymentIntent;
+      expect(intent).toMatchObject({ status: "succeeded", next_action: null });
+      expect((intent.latest_charge as Stripe.Charge).payment_method_details?.card?.three_d_secure).toMatchObject({
+        result: "authenticated",
+        authentication_flow: "challenge",
+      });
+      await stack.stripe.idle();
+      expect(eventsOf(session.id, intent.id)).toEqual([
+        "charge.succeeded",
+        "checkout.session.completed",
+        "payment_intent.created",
+        "payment_intent.requires_action",
+        "payment_intent.succeeded",
+      ]);
+      // Answered once: the step is gone, and its address leads back to the (now complete) page.
+      const again = await fetch(step, { redirect: "manual" });
+      expect(again.status).toBe(303);
+    });
+
+    it("keeps the buyer on the checkout page with Checkout's message when they fail 3-D Secure (4000 0027 6000 3184): no charge, payment_intent_authentication_failure", async () => {
+      const session = await newSession({ customer_email: "3ds-fail@example.com" });
+      const card = { ...CARD, card_number: "4000 0027 6000 3184" };
+      expect((await payOnPage(session, card)).status).toBe(303);
+      const step = `${stack.url}/_local/stripe/checkout/${session.id}/authenticate`;
+      const failed = await fetch(step, {
+        method: "POST",
+        redirect: "manual",
+        body: new URLSearchParams({ outcome: "fail" }),
+      });
+      expect(failed.status).toBe(402);
+      const html = await failed.text();
+      expect(html).toContain(
+        '<p class="alert" role="alert">We are unable to authenticate your payment method. Please choose a different payment method and try again.</p>',
+      );
+      expect(html).toContain('value="3ds-fail@example.com"');
+      const still = await stripe.checkout.sessions.retrieve(session.id, { expand: ["payment_intent"] });
+      expect(still).toMatchObject({ status: "open", payment_status: "unpaid" });
+      const intent = still.payment_intent as Stripe.PaymentIntent;
+      expect(intent).toMatchObject({
+        status: "requires_payment_method",
+        latest_charge: null,
+        payment_method: null,
+        last_payment_error: { code: "payment_intent_authentication_failure", type: "invalid_request_error" },
+      });
+      await stack.stripe.idle();
+      expect(eventsOf(session.id, intent.id)).toEqual([
+        "payment_intent.created",
+        "payment_intent.payment_failed",
+        "payment_intent.requires_action",
+      ]);
+      // This card asks on every payment: a second try asks again, and completing it pays.
+      expect((await payOnPage(session, card)).status).toBe(303);
+      const done = await fetch(step, {
+        method: "POST",
+        redirect: "manual",
+        body: new URLSearchParams({ outcome: "complete" }),
+      });
+      expect(done.status).toBe(303);
+      expect((await stripe.checkout.sessions.retrieve(session.id)).payment_status).toBe("paid");
+    });
+
+    it("declines 4000 0082 6000 3178 for insufficient funds after a completed authentication", async () => {
+      const session = await newSession({ customer_email: "3ds-funds@example.com" });
+      expect((await payOnPage(session, { ...CARD, card_number: "4000008260003178" })).status).toBe(303);
+      const declined = await fetch(`${stack.url}/_local/stripe/checkout/${session.id}/authenticate`, {
+        method: "POST",
+        redirect: "manual",
+        body: new URLSearchParams({ outcome: "complete" }),
+      });
+      expect(declined.status).toBe(402);
+      expect(await declined.text()).toContain("Your card has insufficient funds.");
+      const still = await stripe.checkout.sessions.retrieve(session.id, { expand: ["payment_intent.latest_charge"] });
+      expect(still.status).toBe("open");
+      const intent = still.payment_intent as Stripe.PaymentIntent;
+      expect(intent.last_payment_error).toMatchObject({ code: "card_declined", decline_code: "insufficient_funds" });
+      expect(intent.latest_charge).toMatchObject({
+        status: "failed",
+        payment_method_details: { card: { three_d_secure: { result: "authenticated" } } },
+      });
+    });
+
     it("asks for the e-mail when the session has none, and creates a Customer only with customer_creation=always", async () => {
       const guest = await newSession();
       const missing = await payOnPage(guest, CARD);
@@ -532,9 +798,10 @@ describe("Stripe stand-in", () => {
       });
       await stack.stripe.idle();
       const sessionEvents = received().filter((r) => r.object.id === session.id);
-      expect(sessionEvents.map((r) => [r.type, r.object.payment_status])).toEqual([
-        ["checkout.session.completed", "unpaid"],
+      // Settled at once, so the two may arrive in either order (no ordering guarantee).
+      expect(sessionEvents.map((r) => [r.type, r.object.payment_status]).sort()).toEqual([
         ["checkout.session.async_payment_succeeded", "paid"],
+        ["checkout.session.completed", "unpaid"],
       ]);
       expect(() => stack.stripe.settle(session.id)).toThrow(/no bank payment waiting/);
     });
@@ -544,9 +811,9 @@ describe("Stripe stand-in", () => {
       await payOnPage(session, BANK);
       stack.stripe.fail(session.id);
       await stack.stripe.idle();
-      const failed = received()
-        .filter((r) => r.object.id === session.id)
-        .at(-1)!;
+      const failed = received().find(
+        (r) => r.object.id === session.id && r.type === "checkout.session.async_payment_failed",
+      )!;
       expect(failed).toMatchObject({
         type: "checkout.session.async_payment_failed",
         object: { status: "complete", payment_status: "unpaid" },
@@ -581,6 +848,45 @@ describe("Stripe stand-in", () => {
       expect(byType.data.length).toBeGreaterThan(0);
       expect(byType.data.every((e) => e.type.startsWith("charge."))).toBe(true);
     });
+
+    it("fails a refund of 4000 0000 0000 5126 after it began as succeeded: charge.refund.updated, refund.updated, refund.failed (Testing: Refunds, asynchronous failure)", async () => {
+      const session = await newSession({ customer_email: "refund-fails@example.com" });
+      expect((await payOnPage(session, { ...CARD, card_number: "4000 0000 0000 5126" })).status).toBe(303);
+      const refund = stack.stripe.refund(session.id);
+      // "Its status begins as succeeded. Some time later, its status transitions to failed."
+      expect(refund).toMatchObject({ object: "refund", status: "succeeded", amount: 30_000 });
+      expect((await stripe.refunds.retrieve(refund.id)).status).toBe("succeeded");
+      await stack.stripe.idle();
+      const failed = await stripe.refunds.retrieve(refund.id);
+      expect(failed).toMatchObject({
+        status: "failed",
+        failure_reason: "expired_or_canceled_card",
+        failure_balance_transaction: expect.stringMatching(/^txn_/),
+      });
+      // The amount is no longer refunded: it stays with the business, and can be refunded again.
+      const charge = await stripe.charges.retrieve(failed.charge as string);
+      expect(charge).toMatchObject({ refunded: false, amount_refunded: 0 });
+      const about = received().filter((r) => r.object.id === refund.id);
+      expect(about.map((r) => [r.type, r.object.status]).sort()).toEqual([
+        ["charge.refund.updated", "failed"],
+        ["refund.created", "succeeded"],
+        ["refund.failed", "failed"],
+        ["refund.updated", "failed"],
+      ]);
+      expect(about.find((r) => r.type === "charge.refund.updated")!.previous).toEqual({
+        failure_balance_transaction: null,
+        failure_reason: null,
+        status: "succeeded",
+      });
+      const dashboard = await (await fetch(stack.stripe.dashboardUrl)).text();
+      expect(dashboard).toContain("refund of $300.00 failed");
+      // A card whose refunds work is unaffected: its refund stays succeeded.
+      const fine = await newSession({ customer_email: "refund-works@example.com" });
+      await payOnPage(fine, CARD);
+      const kept = stack.stripe.refund(fine.id);
+      await stack.stripe.idle();
+      expect((await stripe.refunds.retrieve(kept.id)).status).toBe("succeeded");
+    });
   });
 
   describe("webhook delivery (Stripe's webhook docs: signature scheme, retries, no ordering guarantee)", () => {
@@ -591,6 +897,29 @@ describe("Stripe stand-in", () => {
       expect(signatureHeader(payload, secret, timestamp)).toBe(
         Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp }),
       );
+    });
+
+    it("sends up to four deliveries at once and in no set order: a later event can arrive first (webhooks: event ordering, concurrent deliveries)", async () => {
+      control({ delayMs: { "checkout.session.expired": 400 } });
+      const sessions: Stripe.Checkout.Session[] = [];
+      for (let i = 0; i < 8; i++) sessions.push(await newSession({ customer_email: `burst${i}@example.com` }));
+      // Each later event waits less before its first attempt than the one made before it.
+      jitters.push(0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2);
+      for (const session of sessions) stack.stripe.expire(session.id);
+      await stack.stripe.idle();
+      control({});
+      const ids = sessions.map((s) => s.id);
+      const burst = received().filter(
+        (r) => r.type === "checkout.session.expired" && ids.includes(r.object.id as string),
+      );
+      expect(burst).toHaveLength(8);
+      const atOnce = Math.max(
+        ...burst.map((r) => burst.filter((o) => o.startedAt <= r.startedAt && r.startedAt < o.endedAt).length),
+      );
+      expect(atOnce).toBe(4);
+      const arrival = [...burst].sort((a, b) => a.startedAt - b.startedAt).map((r) => r.object.id);
+      expect(arrival[0]).toBe(ids.at(-1));
+      expect(arrival).not.toEqual(ids);
     });
 
     it("retries a 500 and a timeout with backoff until 2xx, without holding later events back", async () => {
