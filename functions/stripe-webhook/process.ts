@@ -44,6 +44,7 @@ export const HANDLED_EVENTS = [
   "checkout.session.async_payment_failed",
   "checkout.session.expired",
   "charge.refunded",
+  "refund.failed",
 ] as const satisfies readonly Stripe.Event.Type[];
 
 const handled = new Set<string>(HANDLED_EVENTS);
@@ -172,8 +173,9 @@ export async function paymentProblem(
 }
 
 /**
- * Keeps `event` for review instead of recording an order: no order, no account, no access
- * (supabase/migrations/20261130000100_payment_reviews.sql). A redelivery adds nothing.
+ * Keeps `event` for someone to look at (supabase/migrations/20261130000100_payment_reviews.sql):
+ * a payment that was not the program's price, which gets no order, account or access; or a
+ * refund that failed, whose buyer has not been paid back. A redelivery adds nothing.
  */
 async function holdForReview(
   event: Stripe.Event,
@@ -181,6 +183,10 @@ async function holdForReview(
   product: CatalogueProduct,
   problem: string,
   deps: Deps,
+  paid: { amount: number | null; currency: string | null } = {
+    amount: session.amount_total,
+    currency: session.currency,
+  },
 ): Promise<Outcome> {
   const customerId = typeof session.customer === "string" ? session.customer : (session.customer?.id ?? null);
   const { error } = await deps.admin.from("stripe_payment_reviews").upsert(
@@ -191,8 +197,8 @@ async function holdForReview(
       customer_id: customerId,
       email: session.customer_details?.email ?? session.customer_email ?? null,
       product_key: product.key,
-      amount_total: session.amount_total,
-      currency: session.currency,
+      amount_total: paid.amount,
+      currency: paid.currency,
       expected_amount: product.priceCents,
       expected_currency: product.currency,
       reason: problem.slice(0, 1000),
@@ -201,9 +207,22 @@ async function holdForReview(
   );
   if (error) throw new RetryableError(`Holding ${event.id} for review failed: ${error.message}`);
   console.error(
-    `stripe-webhook held ${event.type} ${event.id} for review, no access granted: session ${session.id} for ${product.key} ${problem}.`,
+    `stripe-webhook held ${event.type} ${event.id} for review: session ${session.id} for ${product.key}: ${problem}.`,
   );
   return "held";
+}
+
+/** The Checkout Session of ours that `paymentIntent` paid, with its program; null for another's. */
+async function sessionOf(
+  stripe: Stripe,
+  paymentIntent: string | Stripe.PaymentIntent | null,
+): Promise<{ session: Stripe.Checkout.Session; product: CatalogueProduct } | null> {
+  if (!paymentIntent) return null;
+  const id = typeof paymentIntent === "string" ? paymentIntent : paymentIntent.id;
+  const { data } = await stripe.checkout.sessions.list({ payment_intent: id, limit: 1 });
+  const session = data[0];
+  const product = CATALOGUE.find((p) => p.key === session?.metadata?.product_key);
+  return session && product && session.mode === "payment" ? { session, product } : null;
 }
 
 /** Records `event` about `session` as an order in `status`. */
@@ -286,11 +305,21 @@ export async function processEvent(event: Stripe.Event, deps: Deps): Promise<Out
   if (event.type === "charge.refunded") {
     const charge = event.data.object;
     // A partial refund leaves the program with the buyer.
-    if (!charge.refunded || !charge.payment_intent) return "ignored";
-    const paymentIntent = typeof charge.payment_intent === "string" ? charge.payment_intent : charge.payment_intent.id;
-    const { data } = await deps.stripe.checkout.sessions.list({ payment_intent: paymentIntent, limit: 1 });
-    if (!data[0]) return "ignored";
-    return recordSession(event, data[0], "refunded", deps, charge);
+    if (!charge.refunded) return "ignored";
+    const ours = await sessionOf(deps.stripe, charge.payment_intent);
+    return ours ? recordSession(event, ours.session, "refunded", deps, charge) : "ignored";
+  }
+  if (event.type === "refund.failed") {
+    // The card could not take the money back (closed, lost…): Stripe returns it to the balance, and
+    // the business must pay the buyer back another way. The order stays as the refund left it.
+    const refund = event.data.object;
+    const ours = await sessionOf(deps.stripe, refund.payment_intent);
+    if (!ours) return "ignored";
+    const problem = `the refund ${refund.id} of ${refund.amount} ${refund.currency} failed (${refund.failure_reason ?? "no reason given"}); the buyer has not been paid back`;
+    return holdForReview(event, ours.session, ours.product, problem, deps, {
+      amount: refund.amount,
+      currency: refund.currency,
+    });
   }
   const session = event.data.object as Stripe.Checkout.Session;
   const status = statusFor(event.type, session);

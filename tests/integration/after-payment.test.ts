@@ -190,6 +190,32 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
     expect((await order(session.id))?.status).toBe("refunded");
   });
 
+  it("a refund the card cannot take (Stripe's 4000 0000 0000 5126): held for review with its reason, the order as the refund left it", async () => {
+    const email = buyer("refund-fails");
+    const session = await buy(email, OS, { ...CARD, card_number: "4000 0000 0000 5126" });
+    const { payment_intent } = await stripe.checkout.sessions.retrieve(session.id);
+    await stripe.refunds.create({ payment_intent: payment_intent as string });
+    // Created as succeeded, it fails a few seconds later: refund.failed (and the updates).
+    await stack.stripe.idle();
+    const { rows } = await stack.db.query<{ event_type: string; amount_total: string; reason: string; email: string }>(
+      "select event_type, amount_total::text, reason, email from public.stripe_payment_reviews where checkout_session_id = $1",
+      [session.id],
+    );
+    expect(rows).toEqual([
+      {
+        event_type: "refund.failed",
+        amount_total: "299900",
+        email,
+        reason: expect.stringMatching(
+          /^the refund re_\w+ of 299900 usd failed \(\w+\); the buyer has not been paid back$/,
+        ),
+      },
+    ]);
+    expect((await order(session.id))?.status).toBe("refunded");
+    // Still one e-mail about the refund: the failure is for the business to settle.
+    expect(mailsTo(email).filter((m) => m.subject === "Your refund for Advisor OS Accelerator")).toHaveLength(1);
+  });
+
   it("the same events delivered again, 20 at once, and the reconcile's: still one e-mail of each kind", async () => {
     const email = buyer("dup");
     const session = await buy(email);

@@ -196,13 +196,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     throw error;
   }
   // The functions use the stand-ins unless a real Stripe or Resend key is set (then that one
-  // runs unused), and send as the business unless MAIL_FROM is set.
+  // runs unused), and send as the business unless MAIL_FROM is set. Their Stripe key is the
+  // restricted one DEPLOY.md prescribes for them, so a call it does not permit fails here first.
   const functionEnv = (): Record<string, string> => ({
     SITE_URL: config.auth.siteUrl,
     ...(process.env.STRIPE_SECRET_KEY?.trim()
       ? {}
       : {
-          STRIPE_SECRET_KEY: stripe.handle.secretKey,
+          STRIPE_SECRET_KEY: stripe.handle.functionsKey,
           STRIPE_API_URL: url,
           STRIPE_WEBHOOK_SECRET: stripe.handle.webhookSecret,
         }),
