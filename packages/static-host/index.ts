@@ -1,8 +1,9 @@
 /**
  * @advisor-accelerator/static-host: serves a built site the way the static CDN does (README.md
- * here): pretty URLs (`/mindset` -> `mindset.html`), gzip for text, long caching for hashed
- * assets, the rewrites of the build's `_redirects` file (public/_redirects), the headers of its
- * `_headers` file (written by src/integrations/security-headers.ts), and the 404 page. The local
+ * here): pretty URLs (`/mindset` -> `mindset.html`), a page's file name as Netlify or Cloudflare
+ * Pages answers it (`Host`), gzip for text, long caching for hashed assets, the rewrites of the
+ * build's `_redirects` file (public/_redirects), the headers of its `_headers` file (written by
+ * src/integrations/security-headers.ts), and the 404 page. The local
  * stack (packages/local-stack/) serves the site with it; `scripts/serve.ts` and the bench serve it
  * alone. Dev and test only: production is the CDN itself.
  */
@@ -164,7 +165,7 @@ const warned = new Set<string>();
 const headerCache = new Map<string, { mtimeMs: number; rules: HeaderRule[] }>();
 
 /** The rules of the site's `_headers` file, read again when the file changes (a rebuild). */
-async function siteHeaders(root: string): Promise<HeaderRule[]> {
+async function siteHeaderRules(root: string): Promise<HeaderRule[]> {
   const file = join(root, "_headers");
   let mtimeMs: number;
   try {
@@ -202,11 +203,100 @@ async function siteRewrites(root: string): Promise<Rewrite[]> {
 }
 
 /**
- * A request handler for the static site in `dir`. A file that exists answers first (Netlify's
- * shadowing); else a rewrite of `_redirects` answers with its target's file, keeping the address;
- * else the site's 404 page.
+ * The static hosts DEPLOY.md supports. They agree on `_headers` and on the rewrites the site
+ * ships, and differ where an address names a file:
+ * - Netlify answers a file at its name too (`/login.html`, `/index.html`: 200), serves a file that
+ *   exists before any rule (its shadowing, docs.netlify.com "Rewrites and proxies"), and sends a
+ *   trailing slash to the address without it (301);
+ * - Cloudflare Pages sends a page's file name to its address (`/login.html` and `/login%2Ehtml` to
+ *   `/login`, `/index.html` and `/index` to `/`, a trailing slash away: 308), and applies a
+ *   matching rule before any file (Cloudflare's workers-sdk, the Pages asset server's handler,
+ *   `generateResponse`; its docs: "Serving Pages", Route matching).
+ * Either way `_headers` is matched on the address as requested, for every answer.
  */
-export function staticHandler(dir: string) {
+export type Host = "netlify" | "cloudflare";
+
+export const HOSTS: readonly Host[] = ["netlify", "cloudflare"];
+
+export interface StaticOptions {
+  /** Which host to answer as; Netlify unless said. */
+  host?: Host;
+}
+
+/** What answers a request: a file (with its status), a redirect, or the 404 page. */
+type Answer = { file: string; status: 200 | 404 } | { location: string; status: 301 | 308 } | { status: 404 };
+
+/** Netlify: a trailing slash away, then a file that exists, then a rewrite's target. */
+async function netlifyAnswer(root: string, url: URL): Promise<Answer> {
+  // Canonical URLs have no trailing slash; redirect like the CDN's pretty-URL rule does.
+  if (url.pathname.length > 1 && url.pathname.endsWith("/")) {
+    return { location: url.pathname.slice(0, -1) + url.search, status: 301 };
+  }
+  const file = await resolveFile(root, url.pathname);
+  if (file) return { file, status: 200 };
+  const target = rewriteOf(await siteRewrites(root), url.pathname);
+  const rewritten = target && (await resolveFile(root, target));
+  return rewritten ? { file: rewritten, status: 200 } : { status: 404 };
+}
+
+/** The file at a decoded URL path, exactly, or null (the host's asset lookup). */
+async function assetAt(root: string, path: string): Promise<string | null> {
+  const safe = normalize(path).replace(/^(\.\.[/\\])+/, "");
+  if (HOST_FILES.has(safe)) return null;
+  const file = join(root, safe);
+  return file.startsWith(root) && (await isFile(file)) ? file : null;
+}
+
+/**
+ * A redirect's address as the host sends it: leading slashes and their look-alikes made one, so
+ * `/%2F%2Fevil.example/index` never leads off the site (its responses' `stripLeadingDoubleSlashes`),
+ * and what a header cannot carry percent-encoded.
+ */
+function location(path: string): string {
+  return path
+    .replace(/^(\/|%2F|%2f|%5C|%5c|%09|\s|\\)+(.*)/, "/$2")
+    .replace(/[^\x21-\x7e]+/g, (run) => encodeURIComponent(run));
+}
+
+/** Cloudflare Pages' asset server (its handler's `generateResponse`), for the rules this host takes. */
+async function cloudflareAnswer(root: string, url: URL): Promise<Answer> {
+  const { search } = url;
+  const rules = await siteRewrites(root);
+  // An exact rule first, then the first splat in the file's order (its static and dynamic rules).
+  const exact = rules.find((rule) => !rule.splat && rule.from === url.pathname);
+  let pathname = exact?.to ?? rewriteOf(rules, url.pathname) ?? url.pathname;
+  try {
+    pathname = decodeURIComponent(pathname);
+  } catch {
+    // Kept as it came, as the host does.
+  }
+  const redirect = (path: string): Answer => ({ location: location(`${path}${search}`), status: 308 });
+  let file: string | null;
+  if (pathname.endsWith("/")) {
+    if ((file = await assetAt(root, `${pathname}index.html`))) return { file, status: 200 };
+    if (pathname.endsWith("/index/")) return redirect(`/${pathname.slice(1, -"index/".length)}`);
+    if (await assetAt(root, pathname.replace(/\/$/, ".html"))) return redirect(`/${pathname.slice(1, -1)}`);
+    return { status: 404 };
+  }
+  if ((file = await assetAt(root, pathname))) {
+    if (!pathname.endsWith(".html")) return { file, status: 200 };
+    const extensionless = pathname.slice(0, -".html".length);
+    if (extensionless.endsWith("/index")) return redirect(extensionless.replace(/\/index$/, "/"));
+    if (extensionless === "/" || (await assetAt(root, extensionless))) return { file, status: 200 };
+    return redirect(extensionless);
+  }
+  if (pathname.endsWith("/index")) return redirect(`/${pathname.slice(1, -"index".length)}`);
+  if ((file = await assetAt(root, `${pathname}.html`))) return { file, status: 200 };
+  if (await assetAt(root, `${pathname}/index.html`)) return redirect(`${pathname}/`);
+  return { status: 404 };
+}
+
+/**
+ * A request handler for the static site in `dir`, answering as `host` does (Netlify unless said):
+ * a file, a rewrite of `_redirects` keeping the address, a redirect to a page's address, or the
+ * site's 404 page; with the headers of `_headers` for the address as requested.
+ */
+export function staticHandler(dir: string, { host = "netlify" }: StaticOptions = {}) {
   const root = resolve(dir);
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://localhost");
@@ -214,27 +304,20 @@ export function staticHandler(dir: string) {
       res.writeHead(405, { allow: "GET, HEAD" }).end();
       return;
     }
-    // Canonical URLs have no trailing slash; redirect like the CDN's pretty-URL rule does.
-    if (url.pathname.length > 1 && url.pathname.endsWith("/")) {
-      res.writeHead(301, { location: url.pathname.slice(0, -1) + url.search }).end();
+    // The build's own headers (src/integrations/security-headers.ts), matched on the path as
+    // requested, as the host matches them.
+    const siteHeaders = headersOf(await siteHeaderRules(root), url.pathname);
+    const answer = host === "cloudflare" ? await cloudflareAnswer(root, url) : await netlifyAnswer(root, url);
+    if ("location" in answer) {
+      // Cloudflare's answers all carry the rules' headers; Netlify's redirect only says where.
+      res.writeHead(answer.status, { location: answer.location, ...(host === "cloudflare" ? siteHeaders : {}) }).end();
       return;
     }
-    let file = await resolveFile(root, url.pathname);
-    if (!file) {
-      const target = rewriteOf(await siteRewrites(root), url.pathname);
-      if (target) file = await resolveFile(root, target);
-    }
-    let status = 200;
-    if (!file) {
-      status = 404;
-      file = join(root, "404.html");
+    const file = "file" in answer ? answer.file : join(root, "404.html");
+    if (!("file" in answer) && !(await isFile(file))) {
       // No 404 page (a build still running, or none): a plain answer rather than a crash.
-      if (!(await isFile(file))) {
-        res
-          .writeHead(404, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" })
-          .end("Not found");
-        return;
-      }
+      res.writeHead(404, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }).end("Not found");
+      return;
     }
     const ext = extname(file);
     const headers: Record<string, string> = {
@@ -243,13 +326,11 @@ export function staticHandler(dir: string) {
         ? "public, max-age=31536000, immutable"
         : "public, max-age=0, must-revalidate",
       vary: "accept-encoding",
-      // The build's own headers (src/integrations/security-headers.ts), matched on the path as
-      // requested, as the host matches them.
-      ...headersOf(await siteHeaders(root), url.pathname),
+      ...siteHeaders,
     };
     const gzip = COMPRESSIBLE.has(ext) && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
     if (gzip) headers["content-encoding"] = "gzip";
-    res.writeHead(status, headers);
+    res.writeHead(answer.status, headers);
     if (req.method === "HEAD") {
       res.end();
       return;

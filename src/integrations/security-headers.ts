@@ -13,6 +13,10 @@
 // with a policy, and pages a `_redirects` splat serves (the checkout's) share one rule whose
 // policy covers them all. Cloudflare Pages reads at most 100 rules of at most 2,000 characters a
 // line: the build fails rather than ship a file the host would cut.
+// A host may answer a page at its file's name too: Netlify serves /login.html (and /index.html,
+// /index) as it serves /login, and matches `_headers` on the address as requested, so each page's
+// rule is written for those addresses as well (Cloudflare Pages redirects them to the page's
+// address instead, 308). A splat family covers its files already.
 // The member area's pages (/portal/courses/: a page per lesson, as many as the courses have)
 // would each take a rule; they share one instead, whose header policy carries what only a header
 // can (frame-ancestors), and each page carries its own policy, made the same way, in a
@@ -28,6 +32,8 @@ import type { AstroIntegration } from "astro";
 export interface Page {
   route: string;
   html: string;
+  /** Its file in the build, `/`-separated (`login.html`); `<route>.html` when not given. */
+  file?: string;
 }
 
 /** A `_headers` rule's headers, by name. */
@@ -200,6 +206,18 @@ export function routeOf(file: string): string {
   return path.endsWith("/index") ? path.slice(0, -"/index".length) || "/" : path;
 }
 
+/**
+ * The other addresses a static host may answer a page at: its file's name (`/login.html`,
+ * `/index.html`), and an index file's name without `.html` (`/index`). Netlify serves all three
+ * as the page itself; packages/static-host/index.ts (`Host`) answers as either host does.
+ */
+export function aliasesOf({ route, file }: Page): string[] {
+  const path = file ? `/${file}` : route === "/" ? "/index.html" : `${route}.html`;
+  const aliases = [path];
+  if (path.endsWith("/index.html")) aliases.push(path.slice(0, -".html".length));
+  return aliases.filter((alias) => alias !== route);
+}
+
 /** The splat prefixes (`/checkout/`) of a `_redirects` file's status 200 rewrites. */
 export function splatPrefixes(redirects: string): string[] {
   const prefixes: string[] = [];
@@ -262,7 +280,10 @@ export function headersFile(
     "Content-Security-Policy": contentSecurityPolicy(group, { supabaseOrigin }),
     ...(group.some((page) => isSessionRoute(page.route)) ? { "X-Frame-Options": "DENY" } : {}),
   });
-  for (const page of single) rules.push([page.route, pageHeaders([page])]);
+  for (const page of single) {
+    const headers = pageHeaders([page]);
+    for (const path of [page.route, ...aliasesOf(page)]) rules.push([path, headers]);
+  }
   for (const [prefix, group] of families) if (group.length) rules.push([`${prefix}*`, pageHeaders(group)]);
   for (const [prefix, group] of metaFamilies) {
     if (!group.length) continue;
@@ -308,7 +329,7 @@ export default function securityHeaders({ supabaseUrl }: { supabaseUrl: string }
         for (const file of await htmlFiles(root)) {
           const route = routeOf(file);
           if (route === "/404" || route === "/500") continue;
-          const page = { route, html: await readFile(join(root, file), "utf8") };
+          const page = { route, file: file.split(sep).join("/"), html: await readFile(join(root, file), "utf8") };
           pages.push(page);
           if (hasMetaPolicy(route)) {
             await writeFile(join(root, file), withMetaPolicy(page.html, metaPolicy(page, { supabaseOrigin })));

@@ -10,6 +10,7 @@ import { applyAuthEvent, type AuthEvent } from "~/stores/session";
 import { browserStorage, rememberMeStorage } from "./auth-storage";
 import type { Database } from "./database";
 import { sessionStorageKey } from "./session-key";
+import { acceptsSessionFromUrl } from "./url-session";
 
 const storageKey = sessionStorageKey(PUBLIC_SUPABASE_URL);
 
@@ -26,8 +27,16 @@ export const supabase = createClient<Database>(PUBLIC_SUPABASE_URL, PUBLIC_SUPAB
     storage: authStorage,
     persistSession: true,
     autoRefreshToken: true,
-    // The reset page's fragment form (#access_token=…&type=recovery) signs in and reports PASSWORD_RECOVERY.
-    detectSessionInUrl: true,
+    // A session in the address is taken on the reset page alone, from Auth's redirect of a reset or
+    // an invite, and never over another account's (src/lib/url-session.ts); it then signs in and
+    // reports PASSWORD_RECOVERY for a reset. Like the session a reset link's Continue opens, it is
+    // kept for this tab only. The site never starts a PKCE flow, so no `?code=` is exchanged either
+    // (auth-js does so only with a code verifier it stored itself).
+    detectSessionInUrl: (url, params) => {
+      const accepted = acceptsSessionFromUrl(url, params, authStorage.getItem(storageKey));
+      if (accepted) authStorage.remember(false);
+      return accepted;
+    },
   },
 });
 

@@ -3,12 +3,20 @@
  * (packages/static-host/index.ts applies the file): every page and portal view runs under its
  * Content-Security-Policy with no violation, an injected inline script is refused, the pages
  * where the session lives cannot be framed, and the embeds of the fixture site (a scheduling
- * form and widget, Wistia's video) are allowed where they are used and nowhere else.
+ * form and widget, Wistia's video) are allowed where they are used and nowhere else. A page's
+ * file name (`/login.html`) answers with the page's headers, or redirects to the page, on either
+ * host DEPLOY.md supports.
  */
-import { expect, type Page, test } from "@playwright/test";
+import { readdirSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
+import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { staticHandler } from "@advisor-accelerator/static-host";
 import { createCustomer, signIn } from "./customers";
 import { SPEC_ROUTES } from "./routes";
-import { FIXTURE_SITE } from "./servers";
+import { FIXTURE_SITE, LOCAL_SITE, PRODUCTION_SITE } from "./servers";
 
 const SESSION_PAGES = ["/login", "/forgot-password", "/reset-password", "/checkout/OS_ACCELERATOR", "/portal"];
 
@@ -170,4 +178,83 @@ test("third parties are allowed only where they are embedded (the fixture site)"
   // Built as production builds: nothing of the developer's machine in the policies.
   for (const route of ["/", "/login", "/apply"])
     expect(await policy(route), route).not.toMatch(/localhost|127\.0\.0\.1/);
+});
+
+/** The security headers of an answer, by name. */
+const SECURITY_HEADERS = [
+  "content-security-policy",
+  "x-frame-options",
+  "strict-transport-security",
+  "x-content-type-options",
+  "referrer-policy",
+  "permissions-policy",
+];
+const securityOf = (headers: Record<string, string>) =>
+  Object.fromEntries(SECURITY_HEADERS.map((name) => [name, headers[name] ?? null]));
+
+/**
+ * Every page of a build in `dir` at the addresses a host may answer it at besides its own: its
+ * file's name (`/login.html`, `/portal/courses/growth-mindset.html`) and, for the home page, `/index`.
+ */
+function fileAddresses(dir: string): [alias: string, page: string][] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".html") && entry.name !== "404.html")
+    .flatMap((entry) => {
+      const file = relative(dir, join(entry.parentPath, entry.name)).split(sep).join("/");
+      const page = file === "index.html" ? "/" : `/${file.slice(0, -".html".length)}`;
+      return [[`/${file}`, page], ...(page === "/" ? [["/index", "/"] as [string, string]] : [])];
+    });
+}
+
+/** Asks for each address and its page: the same security headers, or (Cloudflare Pages) a redirect to the page. */
+async function expectFileAddressesCovered(request: APIRequestContext, base: string, dir: string) {
+  const addresses = fileAddresses(dir);
+  expect(addresses.length).toBeGreaterThan(50);
+  expect(addresses.map(([alias]) => alias)).toEqual(expect.arrayContaining(["/login.html", "/portal.html"]));
+  for (const [alias, page] of addresses) {
+    const clean = await request.get(base + page, { maxRedirects: 0 });
+    expect(clean.status(), page).toBe(200);
+    expect(clean.headers()["content-security-policy"], page).toBeTruthy();
+    const answer = await request.get(base + alias, { maxRedirects: 0 });
+    if (answer.status() === 308) expect(answer.headers().location, alias).toBe(page);
+    else {
+      expect(answer.status(), alias).toBe(200);
+      expect(securityOf(answer.headers()), alias).toEqual(securityOf(clean.headers()));
+    }
+  }
+}
+
+const E2E_PORT = Number(process.env.E2E_PORT ?? 4399);
+
+test.describe("a page's file name (/login.html) is no way around its headers", () => {
+  test("on the production build as scripts/serve.ts serves it, as Netlify does", async ({ request }) => {
+    test.setTimeout(60_000);
+    // The folder playwright.config.ts builds the production site into.
+    await expectFileAddressesCovered(request, PRODUCTION_SITE, join(tmpdir(), `advisor-e2e-production-${E2E_PORT}`));
+  });
+
+  test("on what npm start serves", async ({ request }) => {
+    test.setTimeout(60_000);
+    await expectFileAddressesCovered(request, LOCAL_SITE, join(tmpdir(), `advisor-e2e-site-${E2E_PORT}`));
+  });
+
+  test("on the production build served as Cloudflare Pages serves it: redirected to the page", async ({
+    request,
+    page,
+  }) => {
+    test.setTimeout(60_000);
+    const dir = join(tmpdir(), `advisor-e2e-production-${E2E_PORT}`);
+    const server = createServer(staticHandler(dir, { host: "cloudflare" }));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://localhost:${(server.address() as AddressInfo).port}`;
+    try {
+      await expectFileAddressesCovered(request, base, dir);
+      // A visitor who follows such a link lands on the page's address, under its policy.
+      const response = await page.goto(`${base}/login.html`);
+      expect(new URL(page.url()).pathname).toBe("/login");
+      expect(response!.headers()["x-frame-options"]).toBe("DENY");
+    } finally {
+      server.close();
+    }
+  });
 });

@@ -1,12 +1,20 @@
 /** The build's `_headers` (src/integrations/security-headers.ts): one policy per page, from what the page holds. */
 import { createHash } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HOSTS, staticHandler } from "@advisor-accelerator/static-host";
 import {
+  aliasesOf,
   contentSecurityPolicy,
   embedsOf,
   headersFile,
   inlineScriptHashes,
   MAX_LINE,
+  MAX_RULES,
   metaPolicy,
   routeOf,
   splatPrefixes,
@@ -89,7 +97,8 @@ describe("security headers", () => {
       { supabaseOrigin: SUPABASE, splats: ["/checkout/"] },
     );
     const paths = text.split("\n").filter((line) => line.startsWith("/"));
-    expect(paths).toEqual(["/*", "/", "/login", "/checkout/*"]);
+    // Each page's rule for the addresses Netlify answers it at too; a splat family covers its files.
+    expect(paths).toEqual(["/*", "/", "/index.html", "/index", "/login", "/login.html", "/checkout/*"]);
     const checkout = text.split("/checkout/*\n")[1]!;
     expect(checkout).toContain(`${sha("a()")} ${sha("b()")}`);
     expect(checkout).toContain("X-Frame-Options: DENY");
@@ -153,5 +162,96 @@ describe("security headers", () => {
     expect(
       splatPrefixes("# x\n/checkout/OS /checkout/OS 200\n/checkout/* /checkout/key-lookup 200\n/old /new 301\n"),
     ).toEqual(["/checkout/"]);
+  });
+});
+
+/**
+ * A page's file name (`/login.html`) must not be a way around its policy: on Netlify, which serves
+ * it as the page, its rule covers that address too; on Cloudflare Pages, which redirects it to the
+ * page's address, the page's own headers follow. Served here by the static host as either host
+ * does (packages/static-host/index.ts), from a small build with the real `_headers` writer.
+ */
+describe("a page's file name gets the page's headers, on both hosts", () => {
+  const files: Record<string, string> = {
+    "index.html": home,
+    "login.html": `<script>login()</script>`,
+    "portal.html": `<script>portal()</script>`,
+    "portal/settings.html": `<script>settings()</script>`,
+    "advisor-os.html": video,
+    "advisor-os/details.html": `<script>details()</script>`,
+    "checkout/AI_ACCELERATOR.html": `<script>a()</script>`,
+    "checkout/key-lookup.html": `<script>b()</script>`,
+    "portal/courses/growth-mindset.html": `<meta charset="utf-8"><script>course()</script>`,
+  };
+  const REDIRECTS = "/checkout/AI_ACCELERATOR /checkout/AI_ACCELERATOR 200\n/checkout/* /checkout/key-lookup 200\n";
+  const SECURITY = [
+    "content-security-policy",
+    "x-frame-options",
+    "strict-transport-security",
+    "x-content-type-options",
+    "referrer-policy",
+    "permissions-policy",
+  ];
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "headers-site-"));
+    for (const [file, html] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, file)), { recursive: true });
+      writeFileSync(join(dir, file), html);
+    }
+    writeFileSync(join(dir, "404.html"), "<h1>Not found</h1>");
+    writeFileSync(join(dir, "_redirects"), REDIRECTS);
+    const pages = Object.entries(files).map(([file, html]) => ({ route: routeOf(file), file, html }));
+    writeFileSync(join(dir, "_headers"), headersFile(pages, { supabaseOrigin: SUPABASE, splats: ["/checkout/"] }));
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const security = (headers: Headers) => Object.fromEntries(SECURITY.map((name) => [name, headers.get(name)]));
+
+  for (const host of HOSTS) {
+    it(`${host}: every .html path, /index included, answers as its page does or redirects there`, async () => {
+      const server = createServer(staticHandler(dir, { host }));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        const aliases = Object.keys(files).flatMap((file) => {
+          const page = routeOf(file);
+          return [`/${file}`, ...(file === "index.html" ? ["/index"] : [])].map((alias) => [alias, page] as const);
+        });
+        for (const [alias, page] of aliases) {
+          const clean = await fetch(base + page, { redirect: "manual" });
+          expect(clean.status, page).toBe(200);
+          expect(clean.headers.get("content-security-policy"), page).toBeTruthy();
+          const response = await fetch(base + alias, { redirect: "manual" });
+          if (response.status === 308) {
+            expect(host, alias).toBe("cloudflare");
+            expect(response.headers.get("location"), alias).toBe(page);
+          } else {
+            expect(response.status, alias).toBe(200);
+            expect(security(response.headers), alias).toEqual(security(clean.headers));
+          }
+        }
+      } finally {
+        server.close();
+      }
+    });
+  }
+
+  it("every page rule names its page's file too, and Cloudflare Pages' limit still holds", () => {
+    const text = readFileSync(join(dir, "_headers"), "utf8");
+    const paths = text.split("\n").filter((line) => line.startsWith("/"));
+    for (const file of Object.keys(files).filter(
+      (f) => !f.startsWith("checkout/") && !f.startsWith("portal/courses/"),
+    )) {
+      expect(paths, file).toContain(`/${file}`);
+    }
+    expect(aliasesOf({ route: "/", html: "" })).toEqual(["/index.html", "/index"]);
+    expect(aliasesOf({ route: "/portal", file: "portal/index.html", html: "" })).toEqual([
+      "/portal/index.html",
+      "/portal/index",
+    ]);
+    expect(paths.length).toBeLessThanOrEqual(MAX_RULES);
   });
 });

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { headersOf, parseHeaders, parseRedirects, rewriteOf, staticHandler } from "../index.ts";
+import { headersOf, parseHeaders, parseRedirects, rewriteOf, staticHandler, type Host } from "../index.ts";
 
 let dir: string;
 let server: Server;
@@ -306,5 +306,112 @@ describe("_headers", () => {
     const missing = await rawGet("/no-such-page");
     expect([missing.status, missing.headers["x-content-type-options"]]).toEqual([404, "nosniff"]);
     expect((await rawGet("/_headers")).status).toBe(404);
+  });
+});
+
+/**
+ * Where the hosts differ: an address that names a page's file. Netlify serves it as the page
+ * (the trailing slash aside, which it redirects, 301). Cloudflare Pages redirects it to the page's
+ * address, 308, and applies a matching `_redirects` rule before any file: Cloudflare's
+ * workers-sdk, the Pages asset server's handler, `generateResponse` (and its responses'
+ * `stripLeadingDoubleSlashes` for the redirects' addresses).
+ */
+describe("static server: as each host answers a page's file name", () => {
+  let site: string;
+  const servers: Server[] = [];
+  const bases = {} as Record<Host, string>;
+
+  beforeAll(async () => {
+    site = mkdtempSync(join(tmpdir(), "serve-hosts-"));
+    mkdirSync(join(site, "advisor-os"));
+    writeFileSync(join(site, "index.html"), "<h1>home</h1>");
+    writeFileSync(join(site, "dmca.html"), "<h1>dmca</h1>");
+    writeFileSync(join(site, "advisor-os.html"), "<h1>advisor os</h1>");
+    writeFileSync(join(site, "advisor-os", "details.html"), "<h1>details</h1>");
+    writeFileSync(join(site, "404.html"), "<h1>Page not found</h1>");
+    writeFileSync(join(site, "_redirects"), "/advisor-os /dmca 200\n");
+    writeFileSync(
+      join(site, "_headers"),
+      "/*\n  X-Content-Type-Options: nosniff\n/dmca.html\n  X-Frame-Options: DENY\n",
+    );
+    for (const host of ["netlify", "cloudflare"] as const) {
+      const server = createServer(staticHandler(site, { host }));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      servers.push(server);
+      bases[host] = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    }
+  });
+
+  afterAll(() => {
+    for (const server of servers) server.close();
+    rmSync(site, { recursive: true, force: true });
+  });
+
+  /** Status and Location of a raw request target (fetch would normalise some of them). */
+  function answer(host: Host, path: string) {
+    return new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
+      get(`${bases[host]}${path}`, (r) => {
+        let body = "";
+        r.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        r.on("end", () => resolve({ status: r.statusCode!, headers: r.headers, body }));
+      }).on("error", reject);
+    });
+  }
+
+  it("Netlify serves a page at its file's name, and a file before a rule", async () => {
+    for (const [path, text] of [
+      ["/dmca.html", "dmca"],
+      ["/index.html", "home"],
+      ["/index", "home"],
+      ["/advisor-os/details.html", "details"],
+      ["/advisor-os", "advisor os"],
+    ] as const) {
+      const res = await answer("netlify", path);
+      expect([res.status, res.body], path).toEqual([200, `<h1>${text}</h1>`]);
+    }
+    expect((await answer("netlify", "/dmca/")).status).toBe(301);
+    // Matched on the address as requested: the rule for the file's name applies there.
+    expect((await answer("netlify", "/dmca.html")).headers["x-frame-options"]).toBe("DENY");
+  });
+
+  it("Cloudflare Pages redirects a page's file name to its address, 308, keeping the query", async () => {
+    for (const [path, to] of [
+      ["/dmca.html?utm_source=x", "/dmca?utm_source=x"],
+      ["/dmca%2Ehtml", "/dmca"],
+      ["/index.html", "/"],
+      ["/index", "/"],
+      ["/advisor-os/details.html", "/advisor-os/details"],
+      ["/dmca/", "/dmca"],
+      ["/advisor-os/details/", "/advisor-os/details"],
+    ] as const) {
+      const res = await answer("cloudflare", path);
+      expect([res.status, res.headers.location], path).toEqual([308, to]);
+    }
+    // Its answers all carry the rules' headers, a redirect's too.
+    expect((await answer("cloudflare", "/dmca.html")).headers["x-content-type-options"]).toBe("nosniff");
+    for (const [path, text] of [
+      ["/", "home"],
+      ["/dmca", "dmca"],
+      ["/advisor-os/details", "details"],
+    ] as const) {
+      const res = await answer("cloudflare", path);
+      expect([res.status, res.body], path).toEqual([200, `<h1>${text}</h1>`]);
+    }
+  });
+
+  it("Cloudflare Pages applies a matching rule before a file that exists", async () => {
+    const res = await answer("cloudflare", "/advisor-os");
+    expect([res.status, res.body]).toEqual([200, "<h1>dmca</h1>"]);
+  });
+
+  it("Cloudflare Pages never redirects off the site, nor serves its own files", async () => {
+    for (const path of ["/%2F%2Fevil.example/index", "/%5C%5Cevil.example/index", "/%2F%2Fevil.example/index/"]) {
+      const res = await answer("cloudflare", path);
+      expect(res.status, path).toBe(308);
+      expect(res.headers.location, path).toMatch(/^\/[^/\\]/);
+    }
+    for (const path of ["/_redirects", "/%5Fredirects", "/_headers", "/%5Fheaders"]) {
+      expect((await answer("cloudflare", path)).status, path).toBe(404);
+    }
   });
 });

@@ -3,6 +3,9 @@
  * errors): verifying, then the error view, the Continue step of an e-mailed link, the new-password
  * form (for the account the link signed in, with the password rule under the field), or success
  * and /login 3 seconds later.
+ * A link never replaces another account's session silently: Auth's redirect form for another
+ * account than the one signed in is refused (src/lib/url-session.ts) and the page offers to sign
+ * out first; the Continue step of an e-mailed link says who is signed in before it is pressed.
  * A buyer's set-password link (`type=invite`) goes the same way, worded for a new account, except
  * at the end: the buyer is signed in already, so they go straight to the portal's first visit
  * (`FIRST_VISIT_PATH`) instead of signing in again; and a link that cannot be used says how to
@@ -61,6 +64,7 @@ type Copy = (typeof COPY)[LinkType];
 type Phase =
   | { name: "verifying" }
   | { name: "continue"; tokenHash: string; type: LinkType }
+  | { name: "other-account"; email: string | null }
   | { name: "form" }
   | { name: "error"; message: string; type: LinkType }
   | { name: "success" };
@@ -70,6 +74,9 @@ function phaseFor(link: ResetLink | null, auth: AuthState, event: AuthEvent | nu
   if (!link) return { name: "verifying" };
   if (link.kind === "error") return { name: "error", message: link.message, type: "recovery" };
   if (link.kind === "token-hash") return { name: "continue", tokenHash: link.tokenHash, type: link.type };
+  // Auth's redirect for another account than the one signed in here: refused, and said so.
+  if (link.kind === "fragment" && auth.status === "signed-in" && auth.user.id !== link.account)
+    return { name: "other-account", email: auth.user.email ?? null };
   // A recovery event or a session opens the form; no session, the error.
   if (event === "PASSWORD_RECOVERY" || auth.status === "signed-in") return { name: "form" };
   if (auth.status === "signed-out") {
@@ -103,11 +110,13 @@ export default function ResetPassword() {
           tokenHash={phase.tokenHash}
           type={phase.type}
           copy={copy}
+          signedInAs={auth.status === "signed-in" ? (auth.user.email ?? "another account") : null}
           onVerified={() => setOutcome({ name: "form" })}
           onFailed={(message) => setOutcome({ name: "error", message, type: phase.type })}
         />
       )}
       {phase.name === "error" && <LinkError message={phase.message} type={phase.type} />}
+      {phase.name === "other-account" && <OtherAccount email={phase.email} />}
       {phase.name === "form" && (
         <NewPasswordForm copy={copy} account={account} onDone={() => setOutcome({ name: "success" })} />
       )}
@@ -144,12 +153,15 @@ function ContinueStep({
   tokenHash,
   type,
   copy,
+  signedInAs,
   onVerified,
   onFailed,
 }: {
   tokenHash: string;
   type: LinkType;
   copy: Copy;
+  /** Who is signed in on this device already: the link opens its own account in their place. */
+  signedInAs: string | null;
   onVerified: () => void;
   onFailed: (message: string) => void;
 }) {
@@ -178,6 +190,12 @@ function ContinueStep({
   return (
     <div className="text-center">
       <p className="text-slate-300">{copy.continueText}</p>
+      {signedInAs && (
+        <p className="mt-4 rounded-lg border border-violet-400/30 bg-violet-950/40 px-4 py-3 text-sm text-slate-200">
+          You are signed in as <span className="font-semibold text-white wrap-anywhere">{signedInAs}</span>. Continue
+          signs you out of it on this device and opens the account this link was sent for.
+        </p>
+      )}
       <button
         type="button"
         onClick={verify}
@@ -188,6 +206,46 @@ function ContinueStep({
         {busy && <Spinner />}
         Continue
       </button>
+    </div>
+  );
+}
+
+/**
+ * Auth's redirect form for another account than the one signed in: the session here stays, and
+ * the person chooses. Signing out reloads the page with the link still in the address, which then
+ * opens its account (src/lib/url-session.ts).
+ */
+function OtherAccount({ email }: { email: string | null }) {
+  const [busy, setBusy] = useState(false);
+
+  async function signOutAndUseLink() {
+    setBusy(true);
+    const { error } = await supabase.auth.signOut({ scope: "local" });
+    if (error) console.error("Signing out before using the link failed", error);
+    window.location.reload();
+  }
+
+  return (
+    <div className="text-center">
+      <h2 className="text-2xl font-bold text-white">This link is for another account</h2>
+      <p role="alert" className="mt-4 text-slate-300">
+        You are signed in as <span className="font-semibold text-white wrap-anywhere">{email ?? "someone else"}</span>,
+        and this link opens a different account. Nothing has changed. Sign out to use the link, or keep going as
+        yourself.
+      </p>
+      <button
+        type="button"
+        onClick={signOutAndUseLink}
+        disabled={busy}
+        aria-busy={busy}
+        className={`${blockButtonClass} mt-8 w-full`}
+      >
+        {busy && <Spinner />}
+        Sign Out and Use This Link
+      </button>
+      <a href="/portal" className="mt-4 inline-block font-medium text-violet-300 hover:text-violet-200 hover:underline">
+        Go to your portal
+      </a>
     </div>
   );
 }

@@ -87,8 +87,21 @@ describe("the reset link", () => {
   });
 
   it("recognises Auth's fragment form, for a recovery or an invite, and an address with nothing", () => {
-    expect(at("#access_token=eyJ.a.b&refresh_token=r&type=recovery")).toEqual({ kind: "fragment", type: "recovery" });
-    expect(at("#access_token=eyJ.a.b&refresh_token=r&type=invite")).toEqual({ kind: "fragment", type: "invite" });
+    expect(at("#access_token=eyJ.a.b&refresh_token=r&type=recovery")).toEqual({
+      kind: "fragment",
+      type: "recovery",
+      account: null,
+    });
+    expect(at("#access_token=eyJ.a.b&refresh_token=r&type=invite")).toEqual({
+      kind: "fragment",
+      type: "invite",
+      account: null,
+    });
+    // The account the link is for: its token's subject, so the page can tell it from the one signed in.
+    const claims = Buffer.from(JSON.stringify({ sub: "7c1e2d3f-0000-4000-8000-00000000000b" })).toString("base64url");
+    expect(at(`#access_token=h.${claims}.s&refresh_token=r&type=recovery`)).toMatchObject({
+      account: "7c1e2d3f-0000-4000-8000-00000000000b",
+    });
     expect(at("#access_token=eyJ.a.b&refresh_token=r")).toEqual({ kind: "none" });
     expect(at("")).toEqual({ kind: "none" });
   });

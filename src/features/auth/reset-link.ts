@@ -6,9 +6,12 @@
  * - an error (`error_description`, `error` or `error_code`, in the query or the fragment, as Auth
  *   redirects with them): the error view, showing the description as text;
  * - `#access_token=…&type=recovery` or `type=invite` (Auth's own redirect): supabase-js signs in
- *   from it (reporting PASSWORD_RECOVERY for a recovery);
+ *   from it (reporting PASSWORD_RECOVERY for a recovery), unless another account is signed in on
+ *   the device (src/lib/url-session.ts): `account` names the link's, so the page can tell;
  * - nothing: the page waits for the session, and without one shows the no-token error.
  */
+import { accountOf } from "~/lib/url-session";
+
 export const DEFAULT_LINK_ERROR = "The password reset link is invalid or has expired. Please request a new one.";
 export const NO_TOKEN_ERROR = "Invalid or expired reset link. Please request a new password reset.";
 
@@ -29,7 +32,7 @@ export type LinkType = "recovery" | "invite";
 export type ResetLink =
   | { kind: "error"; message: string }
   | { kind: "token-hash"; tokenHash: string; type: LinkType }
-  | { kind: "fragment"; type: LinkType }
+  | { kind: "fragment"; type: LinkType; account: string | null }
   | { kind: "none" };
 
 /** The link's type; a token hash without one is a recovery, as the page always read it. */
@@ -55,7 +58,8 @@ export function readResetLink(href: string): ResetLink {
   const tokenType = linkType(params.get("type"), "recovery");
   if (tokenHash && tokenType) return { kind: "token-hash", tokenHash, type: tokenType };
   const sessionType = linkType(params.get("type"), null);
-  if (params.get("access_token") && sessionType) return { kind: "fragment", type: sessionType };
+  const accessToken = params.get("access_token");
+  if (accessToken && sessionType) return { kind: "fragment", type: sessionType, account: accountOf(accessToken) };
   return { kind: "none" };
 }
 

@@ -18,6 +18,7 @@ import {
   newestFirst,
   orderDate,
   orderReference,
+  ownAvatarUrl,
   portalStats,
   programOf,
   purchaseView,
@@ -351,6 +352,53 @@ describe("avatars", () => {
       `^http://localhost(:[0-9]{1,5})?/storage/v1/object/public/avatars/${id}/${id}\\.(png|jpg|jpeg|webp)(\\?[A-Za-z0-9=&._-]{0,100})?$`,
     );
     expect(versioned).toMatch(allowed);
+  });
+});
+
+describe("whose avatar a page shows", () => {
+  const id = "5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f";
+  const other = "7c1e2d3f-1111-4222-8333-444455556666";
+  /** supabase-js's getPublicUrl for a project at `project` (`${project}/storage/v1/object/public/<bucket>/<path>`). */
+  const storageOf = (project: string) => (path: string) => `${project}/storage/v1/object/public/avatars/${path}`;
+  const hosted = storageOf("https://abcdefghijklmnopqrst.supabase.co");
+  const local = storageOf("http://localhost:4321");
+
+  it("in a production build: the hosted project's avatar of the user, and nothing on this machine", () => {
+    const own = `${hosted(`${id}/${id}.png`)}?v=1790000000123`;
+    expect(ownAvatarUrl(own, id, hosted)).toBe(own);
+    for (const ext of ["jpg", "jpeg", "webp"])
+      expect(ownAvatarUrl(hosted(`${id}/${id}.${ext}`), id, hosted)).not.toBeNull();
+    // What the database's check lets a customer write through the API, refused here.
+    for (const url of [
+      `http://localhost:54321/storage/v1/object/public/avatars/${id}/${id}.png`,
+      `http://127.0.0.1:4321/storage/v1/object/public/avatars/${id}/${id}.png`,
+      `https://zyxwvutsrqponmlkjihg.supabase.co/storage/v1/object/public/avatars/${id}/${id}.png`,
+    ]) {
+      expect(ownAvatarUrl(url, id, hosted), url).toBeNull();
+    }
+  });
+
+  it("in a local build: the local stack's, and not the hosted project's", () => {
+    const own = local(`${id}/${id}.webp`);
+    expect(ownAvatarUrl(own, id, local)).toBe(own);
+    expect(ownAvatarUrl(hosted(`${id}/${id}.webp`), id, local)).toBeNull();
+  });
+
+  it("only the user's own file, with nothing but a short version after it", () => {
+    for (const url of [
+      hosted(`${other}/${other}.png`),
+      hosted(`${id}/${other}.png`),
+      hosted(`${id}/${id}.svg`),
+      hosted(`${id}/${id}.png/../x.png`),
+      `${hosted(`${id}/${id}.png`)}?v=1#x`,
+      `${hosted(`${id}/${id}.png`)}?v=${"1".repeat(101)}`,
+      `${hosted(`${id}/${id}.png`)}extra`,
+      `${hosted(`${id}/${id}.png`)}?x=<script>`,
+    ]) {
+      expect(ownAvatarUrl(url, id, hosted), url).toBeNull();
+    }
+    expect(ownAvatarUrl(null, id, hosted)).toBeNull();
+    expect(ownAvatarUrl("", id, hosted)).toBeNull();
   });
 });
 

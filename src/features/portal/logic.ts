@@ -329,6 +329,33 @@ export function avatarPath(userId: string, ext: string): string {
   return `${userId}/${userId}.${ext}`;
 }
 
+/** The extensions an avatar may have in its URL: what the page stores, and `jpeg`, which the database allows too. */
+const AVATAR_URL_EXTENSIONS = [...new Set([...Object.values(AVATAR_TYPES), "jpeg"])];
+
+/** What may follow the file name: the version `versionedUrl` adds, within what the database allows. */
+const AVATAR_URL_QUERY = /^(\?[A-Za-z0-9=&._-]{0,100})?$/;
+
+/**
+ * `url` when it is the user's own avatar in this site's Supabase project, else null. `publicUrlOf`
+ * is the project's storage (supabase-js `storage.from("avatars").getPublicUrl`): the hosted
+ * project's in a production build, the local stack's in a local one. The database takes any
+ * Supabase project's, or this machine's (the profiles_avatar_url_is_own_avatar check,
+ * supabase/migrations/20261123000100_hardening.sql), and a customer can write their own row
+ * through the API: so a localhost address or another project's never reaches an <img> of a
+ * production page, where it would ask the visitor's own machine, or a stranger's server, for it.
+ */
+export function ownAvatarUrl(
+  url: string | null | undefined,
+  userId: string,
+  publicUrlOf: (path: string) => string,
+): string | null {
+  if (!url) return null;
+  const query = url.indexOf("?");
+  const base = query === -1 ? url : url.slice(0, query);
+  if (!AVATAR_URL_QUERY.test(query === -1 ? "" : url.slice(query))) return null;
+  return AVATAR_URL_EXTENSIONS.some((ext) => publicUrlOf(avatarPath(userId, ext)) === base) ? url : null;
+}
+
 /**
  * The public URL with a version, so the browser fetches the new picture at once: the database
  * allows `?[A-Za-z0-9=&._-]{0,100}` after the file name.

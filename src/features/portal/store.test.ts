@@ -135,6 +135,28 @@ describe("startPortal", () => {
     expect(location.replace).not.toHaveBeenCalled();
   });
 
+  it("keeps a profile's avatar only when it is the user's own in this project's storage", async () => {
+    // The stand-in client's project is http://localhost:4321 (its getPublicUrl above).
+    const own = `http://localhost:4321/storage/v1/object/public/avatars/${USER.id}/${USER.id}.png?v=1790000000000`;
+    for (const [avatar, shown] of [
+      [own, own],
+      [`http://localhost:54321/storage/v1/object/public/avatars/${USER.id}/${USER.id}.png`, null],
+      [`https://abcdefghijklmnopqrst.supabase.co/storage/v1/object/public/avatars/${USER.id}/${USER.id}.png`, null],
+    ] as const) {
+      const { session, store } = await load();
+      fake.state.profile = deferred();
+      store.startPortal(["profile"]);
+      session.applyAuthEvent("INITIAL_SESSION", USER);
+      await tick();
+      fake.state.profile.resolve({ data: { id: USER.id, full_name: "Dana", avatar_url: avatar }, error: null });
+      await tick();
+      expect(store.$profile.get(), avatar).toEqual({
+        status: "ready",
+        data: { id: USER.id, full_name: "Dana", avatar_url: shown },
+      });
+    }
+  });
+
   it("fetches only what the page shows", async () => {
     const { session, store } = await load();
     store.startPortal(["profile"]);

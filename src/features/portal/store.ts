@@ -12,7 +12,15 @@ import { atom } from "nanostores";
 import type { LessonProgressRow, OrderRow, ProfileRow } from "~/lib/database";
 import { supabase } from "~/lib/supabase";
 import { $auth, type SessionUser } from "~/stores/session";
-import { avatarPath, checkAvatar, contactFields, type ContactField, loginRedirect, versionedUrl } from "./logic";
+import {
+  avatarPath,
+  checkAvatar,
+  contactFields,
+  type ContactField,
+  loginRedirect,
+  ownAvatarUrl,
+  versionedUrl,
+} from "./logic";
 
 /** Data from the backend: loading, here, or not to be had (the error is logged, never shown raw). */
 export type Remote<T> = { status: "loading" } | { status: "ready"; data: T } | { status: "error" };
@@ -86,12 +94,19 @@ async function loadOrders(userId: string): Promise<void> {
   }
 }
 
+/** A path's public URL in the project's avatars bucket. */
+const avatarPublicUrl = (path: string) => supabase.storage.from("avatars").getPublicUrl(path).data.publicUrl;
+
 async function loadProfile(userId: string): Promise<void> {
   try {
     const { data, error } = await supabase.from("profiles").select("*").eq("id", userId).maybeSingle();
     if (loadedFor !== userId) return;
     if (error) throw error;
-    $profile.set({ status: "ready", data });
+    // Only the user's own avatar in this site's project is shown (logic.ts, ownAvatarUrl).
+    $profile.set({
+      status: "ready",
+      data: data && { ...data, avatar_url: ownAvatarUrl(data.avatar_url, userId, avatarPublicUrl) },
+    });
   } catch (error) {
     if (loadedFor !== userId) return;
     console.error("Could not load your profile:", error);
@@ -185,7 +200,7 @@ export async function uploadAvatar(file: File): Promise<Outcome> {
   try {
     const { error } = await bucket.upload(path, file, { upsert: true, contentType: checked.contentType });
     if (error) return { ok: false, message: error.message };
-    const avatar_url = versionedUrl(bucket.getPublicUrl(path).data.publicUrl, Date.now());
+    const avatar_url = versionedUrl(avatarPublicUrl(path), Date.now());
     const { error: saveError } = await supabase.from("profiles").upsert({ id: user.id, avatar_url });
     if (saveError) return { ok: false, message: saveError.message };
     mergeProfile(user.id, { avatar_url });
