@@ -193,6 +193,26 @@ describe.each(BACKENDS)("stripe-webhook on $name", (backend) => {
     expect(rows[0]!.n).toBe(20);
   });
 
+  it("while a delivery creates a new buyer's account, another asking for their set-password link waits for it instead of making a second", async () => {
+    const linkOf = async (email: string) =>
+      (await stack.db.query<{ answer: unknown }>("select public.set_password_link($1) as answer", [email])).rows[0]!
+        .answer;
+    // A delivery claimed the address and is creating the account (its link comes with it).
+    const rush = `${id("creating")}@example.com`;
+    await stack.db.query("select public.claim_buyer_invite($1)", [rush]);
+    expect(await linkOf(rush)).toEqual({ claimed: false });
+    // It recorded its event, keeping the link: everyone uses that one.
+    await stack.db.query("select public.keep_set_password_link($1, 'kept-hash')", [rush]);
+    expect(await linkOf(rush)).toEqual({ hash: "kept-hash" });
+
+    // An account the webhook did not create: the first caller makes the link, the next waits for it.
+    const other = `${id("existing")}@example.com`;
+    expect(await linkOf(other)).toEqual({ claimed: true });
+    expect(await linkOf(other)).toEqual({ claimed: false });
+    await stack.db.query("select public.keep_set_password_link($1, 'made-hash')", [other]);
+    expect(await linkOf(other)).toEqual({ hash: "made-hash" });
+  });
+
   it("a delayed payment: pending at completion, completed when it settles, even when the events arrive the other way round", async () => {
     const inOrder = session(`${id("bank")}@example.com`, { payment_status: "unpaid", payment_intent: null });
     await deliver(await sign(event("checkout.session.completed", inOrder)));
