@@ -231,3 +231,61 @@ export function leadNotificationEmail(to: string, lead: LeadFacts): Email {
   ]);
   return { ...mail, to, replyTo: lead.email };
 }
+
+export interface ReviewFacts {
+  /** The Stripe event held (functions/stripe-webhook/process.ts `holdForReview`). */
+  eventId: string;
+  eventType: string;
+  sessionId: string;
+  programName: string;
+  /** The buyer's address, when Stripe had one. */
+  email: string | null;
+  /** What the payment (or the failed refund) was, in the smallest unit. */
+  amountCents: number | null;
+  currency: string | null;
+  /** The program's price in the catalogue. */
+  priceCents: number;
+  priceCurrency: string;
+  reason: string;
+}
+
+/**
+ * To the business: a Stripe event the webhook held for review instead of acting on it. A payment
+ * that was not the program's price granted nothing; a refund that failed left the buyer unpaid.
+ * Either way someone has to act, in Stripe's dashboard, and mark the review settled
+ * (docs/operations.md, Checkout and payments).
+ */
+export function paymentReviewEmail(to: string, review: ReviewFacts): Email {
+  const refund = review.eventType === "refund.failed";
+  const amount =
+    review.amountCents === null || !review.currency ? "—" : formatCents(review.amountCents, review.currency);
+  const buyer = review.email ?? "the buyer";
+  const mail = render(
+    refund
+      ? `Refund failed: ${review.programName}, ${buyer}`
+      : `Payment held for review: ${review.programName}, ${buyer}`,
+    refund ? "A refund failed" : "A payment was held for review",
+    [
+      {
+        p: refund
+          ? `Stripe could not return ${amount} to ${buyer} for ${review.programName}: the money is back in your Stripe balance, and the buyer has not been paid back. Refund them another way and let them know.`
+          : `A payment of ${amount} for ${review.programName} is not the program's price (${formatCents(review.priceCents, review.priceCurrency)}), so ${buyer} was given no access. Check it in Stripe's dashboard: refund it, or ask the buyer to buy through the site.`,
+      },
+      {
+        facts: [
+          ["Program", review.programName],
+          ["Buyer", review.email ?? "—"],
+          [refund ? "Refund" : "Paid", amount],
+          ["Checkout Session", review.sessionId],
+          ["Stripe event", `${review.eventType} ${review.eventId}`],
+        ],
+      },
+      { h2: "Why it was held" },
+      { quote: review.reason },
+      {
+        note: "When it is settled, mark the review in the database: public.stripe_payment_reviews, resolved_at and resolution.",
+      },
+    ],
+  );
+  return { ...mail, to };
+}

@@ -9,7 +9,9 @@
  * the database keeps an order's status from moving backwards when events arrive out of order.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
-import { CATALOGUE, type CatalogueProduct } from "../_shared/catalogue.ts";
+import { BUSINESS_EMAIL, CATALOGUE, type CatalogueProduct } from "../_shared/catalogue.ts";
+import { paymentReviewEmail } from "../_shared/emails.ts";
+import { sendEmail } from "../_shared/mail.ts";
 import { ATTRIBUTION_KEYS } from "../../packages/shared/checkout-request.ts";
 import type { Env } from "../_shared/env.ts";
 import type { Stripe } from "../_shared/stripe.ts";
@@ -209,7 +211,52 @@ async function holdForReview(
   console.error(
     `stripe-webhook held ${event.type} ${event.id} for review: session ${session.id} for ${product.key}: ${problem}.`,
   );
+  if (deps.mail) await notifyReview(event, session, product, problem, paid, deps.admin, deps.mail);
   return "held";
+}
+
+/**
+ * E-mails the business about a held event, once: its row records the send, and a failure makes
+ * the delivery fail (the review itself is kept) so that Stripe's redelivery sends it; the event id
+ * is the provider's idempotency key, so two deliveries at once send one message.
+ */
+async function notifyReview(
+  event: Stripe.Event,
+  session: Stripe.Checkout.Session,
+  product: CatalogueProduct,
+  problem: string,
+  paid: { amount: number | null; currency: string | null },
+  admin: SupabaseClient,
+  mail: Env,
+): Promise<void> {
+  const rows = () => admin.from("stripe_payment_reviews");
+  const { data, error } = await rows().select("notified_at").eq("event_id", event.id).maybeSingle();
+  if (error) throw new RetryableError(`Reading the review of ${event.id} failed: ${error.message}`);
+  if ((data as { notified_at: string | null } | null)?.notified_at) return;
+  let failure: string | null = null;
+  try {
+    const email = paymentReviewEmail(BUSINESS_EMAIL, {
+      eventId: event.id,
+      eventType: event.type,
+      sessionId: session.id,
+      programName: product.name,
+      email: session.customer_details?.email ?? session.customer_email ?? null,
+      amountCents: paid.amount,
+      currency: paid.currency,
+      priceCents: product.priceCents,
+      priceCurrency: product.currency,
+      reason: problem,
+    });
+    await sendEmail(mail, email, `review-${event.id}`);
+  } catch (error) {
+    failure = error instanceof Error ? error.message : String(error);
+  }
+  const done = failure
+    ? { notify_error: failure.slice(0, 1000) }
+    : { notified_at: new Date().toISOString(), notify_error: null };
+  const { error: recorded } = await rows().update(done).eq("event_id", event.id);
+  if (recorded) console.error(`stripe-webhook could not record the review e-mail of ${event.id}:`, recorded.message);
+  if (failure) throw new RetryableError(`${event.id} is held for review; its e-mail waits for a retry (${failure})`);
 }
 
 /** The Checkout Session of ours that `paymentIntent` paid, with its program; null for another's. */

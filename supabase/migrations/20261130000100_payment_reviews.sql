@@ -1,8 +1,9 @@
--- Payments held for review. The webhook grants a program only for what the program costs: a
--- Checkout Session whose amount or currency is not the program's price (the catalogue's, or an
--- older price of the program's own Stripe product during a price change) gets no order and no
--- access; the event is kept here for someone to look at (functions/stripe-webhook/process.ts
--- `paymentProblem`). One row per event, so a redelivery adds nothing.
+-- Stripe events held for review, and the business told by e-mail. The webhook grants a program
+-- only for what the program costs: a Checkout Session whose amount or currency is not the
+-- program's price (the catalogue's, or an older price of the program's own Stripe product during a
+-- price change) gets no order and no access. And a refund that failed (refund.failed) left the
+-- buyer unpaid. Either event is kept here for someone to act on (functions/stripe-webhook/process.ts
+-- `holdForReview`). One row per event, so a redelivery adds nothing.
 create table public.stripe_payment_reviews (
   event_id text primary key check (char_length(event_id) <= 255),
   event_type text not null check (char_length(event_type) <= 100),
@@ -16,6 +17,10 @@ create table public.stripe_payment_reviews (
   expected_currency text not null check (char_length(expected_currency) <= 10),
   reason text not null check (char_length(reason) <= 1000),
   created_at timestamptz not null default now(),
+  -- The business's e-mail about it (functions/_shared/emails.ts paymentReviewEmail): sent, or why
+  -- not yet (Stripe delivers the event again, and that delivery sends it).
+  notified_at timestamptz,
+  notify_error text check (char_length(notify_error) <= 1000),
   -- Set by whoever settled it (refunded the buyer, or granted the program by hand).
   resolved_at timestamptz,
   resolution text check (char_length(resolution) <= 1000)

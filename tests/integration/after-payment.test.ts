@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { checkoutRequest } from "../../packages/shared/checkout-request.ts";
 import { orderReference } from "../../functions/_shared/order-reference.ts";
 import { stripeClient } from "../../functions/_shared/stripe.ts";
+import { BUSINESS_EMAIL } from "../../functions/_shared/catalogue.ts";
 import type { CheckoutStatus } from "../../packages/shared/checkout-status.ts";
 import { BACKENDS, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 import { payOnPage, signEvent, TEST_BANK as BANK, TEST_CARD as CARD } from "../support/stripe-events.ts";
@@ -212,8 +213,12 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
       },
     ]);
     expect((await order(session.id))?.status).toBe("refunded");
-    // Still one e-mail about the refund: the failure is for the business to settle.
+    // Still one e-mail about the refund to the buyer: the failure is for the business to settle,
+    // and it is told.
     expect(mailsTo(email).filter((m) => m.subject === "Your refund for Advisor OS Accelerator")).toHaveLength(1);
+    const told = mailsTo(BUSINESS_EMAIL).filter((m) => m.text.includes(session.id));
+    expect(told.map((m) => m.subject)).toEqual([`Refund failed: Advisor OS Accelerator, ${email}`]);
+    expect(told[0]!.text).toContain("Stripe could not return $2,999 to");
   });
 
   it("the same events delivered again, 20 at once, and the reconcile's: still one e-mail of each kind", async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 import { MAX_BODY_BYTES } from "../../functions/stripe-webhook/handler.ts";
 import { stripeClient } from "../../functions/_shared/stripe.ts";
+import { BUSINESS_EMAIL } from "../../functions/_shared/catalogue.ts";
 import {
   checkoutSession as session,
   type Delivery,
@@ -320,12 +321,41 @@ describe.each(BACKENDS)("stripe-webhook on $name", (backend) => {
         const [held] = await reviews(paid.id);
         expect(held, name).toMatchObject({ amount_total: String(paid.amount_total), currency: paid.currency });
         expect(held!.reason, name).toMatch(/^paid /);
-        // Stripe delivers again: still one review, still nothing granted.
+        // The business is told, once.
+        const told = () => mails(BUSINESS_EMAIL).filter((m) => m.text.includes(paid.id));
+        expect(
+          told().map((m) => m.subject),
+          name,
+        ).toEqual([`Payment held for review: Growth Mindset Mastery, ${email}`]);
+        // Stripe delivers again: still one review and one e-mail, still nothing granted.
         expect((await deliver(delivery)).status).toBe(200);
         expect(await reviews(paid.id), name).toHaveLength(1);
+        expect(told(), name).toHaveLength(1);
         expect(await anyRowsFor(paid.id, email), name).toBe(0);
       }
       expect(underpaid.accepted).toBe(0);
+    });
+
+    it("keeps the review through a mail outage; Stripe's redelivery sends the business its e-mail", async () => {
+      const email = `${id("outage")}@example.com`;
+      const paid = session(email, { amount_subtotal: 5, amount_total: 5 });
+      const delivery = await sign(event("checkout.session.completed", paid));
+      process.env.RESEND_API_KEY = "re_outage_test";
+      process.env.RESEND_API_URL = "http://127.0.0.1:9";
+      try {
+        expect((await deliver(delivery)).status).toBe(500);
+      } finally {
+        delete process.env.RESEND_API_KEY;
+        delete process.env.RESEND_API_URL;
+      }
+      const kept = await stack.db.query<{ notified_at: string | null; notify_error: string | null }>(
+        "select notified_at, notify_error from public.stripe_payment_reviews where checkout_session_id = $1",
+        [paid.id],
+      );
+      expect(kept.rows).toEqual([{ notified_at: null, notify_error: expect.stringMatching(/Resend/) }]);
+      expect(await deliver(delivery).then((r) => r.json())).toEqual({ received: true, outcome: "held" });
+      expect(mails(BUSINESS_EMAIL).filter((m) => m.text.includes(paid.id))).toHaveLength(1);
+      expect(await anyRowsFor(paid.id, email)).toBe(0);
     });
 
     it("records a checkout started at the program's price before a change, which Stripe confirms", async () => {
