@@ -204,6 +204,29 @@ test("a declined card stays on Stripe's page with its message, and leaves no ord
   expect(mails.filter((m) => m.to === email)).toHaveLength(0);
 });
 
+test("a card that asks for 3-D Secure: the bank's step on Stripe's page, then paid; failed, the buyer stays to choose another card", async ({
+  page,
+}) => {
+  test.setTimeout(60_000);
+  const email = buyer("secure");
+  await checkOut(page, "GROWTH_MINDSET", email, "4000 0025 0000 3155");
+  await expect(page).toHaveURL(/\/_local\/stripe\/checkout\/cs_test_\w+\/authenticate/);
+  await page.getByRole("button", { name: "Complete authentication" }).click();
+  await page.waitForURL(/\/checkout\/success\?session_id=cs_test_/);
+  await expect(page.getByRole("heading", { level: 1, name: "Payment Successful!" })).toBeVisible();
+  await lastMailTo(page, email, /^You now have Growth Mindset Mastery/);
+
+  const refused = buyer("secure-failed");
+  await checkOut(page, "GROWTH_MINDSET", refused, "4000 0025 0000 3155");
+  await page.getByRole("button", { name: "Fail authentication" }).click();
+  await expect(page.getByRole("alert")).toHaveText(
+    "We are unable to authenticate your payment method. Please choose a different payment method and try again.",
+  );
+  await expect(page).toHaveURL(/\/_local\/stripe\/checkout\/cs_test_/);
+  const { data } = await serviceClient().rpc("auth_user_id_by_email", { p_email: refused });
+  expect(data).toBeNull();
+});
+
 test("a refund under the guarantee takes the program out of My Courses; purchase history says Refunded", async ({
   page,
 }) => {
