@@ -262,6 +262,23 @@ describe("stripe-checkout", () => {
       expect(await shared()).toBe(taken);
     });
 
+    it("100 checkouts at once from one address (the red-team's flood): at most what the limits allow reach Stripe, the rest get 429", async () => {
+      await stack.db.query("delete from public.rate_limits where key like 'checkout:%'");
+      const address = nextAddress();
+      const started = Date.now();
+      const answers = await Promise.all(Array.from({ length: 100 }, () => from(address, unique("flood"))));
+      // The shared ceiling counts per second: the burst may span a few of them.
+      const seconds = Math.ceil((Date.now() - started) / 1000) + 1;
+      const allowed = Math.min(LIMITS.address.hits, LIMITS.everyone.hits * seconds);
+      const started200 = answers.filter((a) => a.status === 200).length;
+      for (const answer of answers.filter((a) => a.status !== 200)) expectRefused(answer, 1, 3_600);
+      expect(started200).toBeGreaterThan(0);
+      expect(started200).toBeLessThanOrEqual(allowed);
+      for (let i = 0; i < answers.length - allowed; i++) flood.count(i < started200 - allowed);
+      // The next test's buyer is not in this second's rush.
+      await stack.db.query("delete from public.rate_limits where key = 'checkout:everyone'");
+    });
+
     it("keeps no e-mail or address in its counters, only digests", async () => {
       const email = unique("private");
       const address = nextAddress();
