@@ -153,6 +153,22 @@ export function SubmitButton({ children, busy, disabled = false }: SubmitProps) 
   );
 }
 
+/** A full-width action outside a form (Continue, Sign Out…): disabled with a spinner while it runs. */
+export function ActionButton({ children, busy, onClick }: { children: ReactNode; busy: boolean; onClick: () => void }) {
+  return (
+    <button
+      type="button"
+      onClick={onClick}
+      disabled={busy}
+      aria-busy={busy}
+      className={`${blockButtonClass} mt-8 w-full`}
+    >
+      {busy && <Spinner />}
+      {children}
+    </button>
+  );
+}
+
 /** What a message says, boxed in its tone. */
 export const messageClass = {
   error: "rounded-lg border border-red-400/40 bg-red-950/60 px-4 py-3 text-sm text-red-100",

@@ -27,7 +27,15 @@ import {
   type LinkType,
   type ResetLink,
 } from "./reset-link";
-import { blockButtonClass, Message, PasswordField, Spinner, SubmitButton, useHydrated } from "~/components/ui/form";
+import {
+  ActionButton,
+  blockButtonClass,
+  Message,
+  PasswordField,
+  Spinner,
+  SubmitButton,
+  useHydrated,
+} from "~/components/ui/form";
 import { AUTH_HEADING_ID } from "./ui";
 
 /** Seconds from success to /login (docs/product.md, Business constants and limits). */
@@ -196,16 +204,9 @@ function ContinueStep({
           signs you out of it on this device and opens the account this link was sent for.
         </p>
       )}
-      <button
-        type="button"
-        onClick={verify}
-        disabled={busy}
-        aria-busy={busy}
-        className={`${blockButtonClass} mt-8 w-full`}
-      >
-        {busy && <Spinner />}
+      <ActionButton onClick={verify} busy={busy}>
         Continue
-      </button>
+      </ActionButton>
     </div>
   );
 }
@@ -233,16 +234,9 @@ function OtherAccount({ email }: { email: string | null }) {
         and this link opens a different account. Nothing has changed. Sign out to use the link, or keep going as
         yourself.
       </p>
-      <button
-        type="button"
-        onClick={signOutAndUseLink}
-        disabled={busy}
-        aria-busy={busy}
-        className={`${blockButtonClass} mt-8 w-full`}
-      >
-        {busy && <Spinner />}
+      <ActionButton onClick={signOutAndUseLink} busy={busy}>
         Sign Out and Use This Link
-      </button>
+      </ActionButton>
       <a href="/portal" className="mt-4 inline-block font-medium text-violet-300 hover:text-violet-200 hover:underline">
         Go to your portal
       </a>
