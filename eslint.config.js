@@ -32,7 +32,9 @@ const NO_STAND_INS = [
 ];
 
 export default tseslint.config(
-  { ignores: ["dist/", "dist-local/", ".astro/", "node_modules/", "test-results/", "playwright-report/"] },
+  {
+    ignores: ["dist/", "dist-local/", "dist-bench/", ".astro/", "node_modules/", "test-results/", "playwright-report/"],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...astro.configs.recommended,

@@ -5,7 +5,9 @@
 // throttling (tools/bench/portal.ts). Writes bench/latest.json.
 //
 //   --no-build        measure the existing build instead of building
-//   --dist DIR        the build folder (default dist; with a build, passed to astro as --outDir)
+//   --dist DIR        the build folder (default dist-bench: a build for the local stack, kept apart
+//                     from the production dist/ so that a bench never leaves one to be uploaded;
+//                     with a build, passed to astro as --outDir)
 //   --no-lighthouse   sizes and first screens only (fast)
 //   --no-fold         skip measuring where each page's first screen ends (needs the browser)
 //   --pages all       pages for Lighthouse (default all: every marketing page; or /,/dmca)
@@ -21,7 +23,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
-import { delimiter, join, resolve } from "node:path";
+import { delimiter, join, relative, resolve } from "node:path";
 import { parseArgs, stripVTControlCharacters } from "node:util";
 import { siteBuildEnv } from "@advisor-accelerator/local-stack";
 import { analyzeSite, APP_PREFIXES, type PageAnalysis } from "../tools/bench/analyze.ts";
@@ -52,7 +54,7 @@ function options(argv: string[]) {
     args: argv,
     options: {
       "no-build": { type: "boolean", default: false },
-      dist: { type: "string", default: "dist" },
+      dist: { type: "string", default: "dist-bench" },
       "no-lighthouse": { type: "boolean", default: false },
       pages: { type: "string", default: "all" },
       "no-fold": { type: "boolean", default: false },
@@ -94,7 +96,7 @@ interface BuildInfo extends BuildTiming {
 async function build(dist: string): Promise<BuildTiming> {
   const astro = join(root, "node_modules", ".bin", "astro");
   if (!existsSync(astro)) throw new Error("node_modules/.bin/astro is missing: run npm ci");
-  const args = ["build", ...(dist === join(root, "dist") ? [] : ["--outDir", dist])];
+  const args = ["build", "--outDir", dist];
   const env = {
     ...process.env,
     // No hosted project to build for: the local stack's address and key
@@ -226,7 +228,7 @@ async function main(): Promise<number> {
 
   let timing: BuildTiming | null = null;
   if (!opts["no-build"]) {
-    console.log(`Building with astro${opts.dist === join(root, "dist") ? "" : ` into ${opts.dist}`}…`);
+    console.log(`Building with astro into ${relative(root, opts.dist) || "."}…`);
     timing = await build(opts.dist);
   }
   if (!existsSync(opts.dist)) {

@@ -4,7 +4,7 @@
  * renamed, a stale pointer sends them nowhere, and nothing else would notice. So:
  * - every repo path a tracked text file names (a word starting with one of the repo's top-level
  *   folders, or one of its top-level files) exists, unless git ignores it (a build output such as
- *   `dist-local/` or `bench/latest.json`, which a clean clone makes when it runs);
+ *   `dist-local/`, `dist-bench/` or `bench/latest.json`, which a clean clone makes when it runs);
  * - every relative Markdown link leads to a file, and its `#anchor` to a heading there;
  * - docs are cited by heading, never by section number (`docs/product.md §7`), since numbers
  *   shift when a section is added.
