@@ -5,7 +5,9 @@
  * `site.contact.email`). The functions run on Supabase Edge, where content/ is not deployed, so they
  * read this generated file; tests/unit/catalogue-file.test.ts fails when it no longer matches the
  * content. `npm start` and `npm run dev` run it first, so a price edited in content/programs/ is what
- * the local checkout charges at the next start. Usage: npm run catalogue [-- --quiet]
+ * the local checkout charges at the next start. A renamed brand (`site.brand`) is also carried
+ * into Auth's e-mails (AUTH_EMAIL_FILES), which `supabase config push` reads as they are, so the
+ * brand is written once. Usage: npm run catalogue [-- --quiet]
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -114,12 +116,38 @@ export const BRAND = ${JSON.stringify(brand.trim())};
 }
 
 /**
- * Brings `file` in line with the program collection and the site's contact: writes it when it differs. Answers "updated"
- * or "current".
+ * Auth's e-mails, which carry the brand: its templates, and their subjects in supabase/config.toml
+ * (`subject = "…"` lines only; the rest of that file is settings).
+ */
+export const AUTH_EMAIL_FILES = [
+  "supabase/templates/invite.html",
+  "supabase/templates/recovery.html",
+  "supabase/config.toml",
+] as const;
+
+/** The brand a generated catalogue carries (its `BRAND`), or null. */
+export function brandOf(catalogue: string | null): string | null {
+  const match = catalogue && /^export const BRAND = ("(?:[^"\\]|\\.)*");$/m.exec(catalogue);
+  return match ? (JSON.parse(match[1]!) as string) : null;
+}
+
+/** `text` of Auth's e-mail `file` with the brand `before` renamed `after`. */
+export function renameBrand(text: string, file: string, before: string, after: string): string {
+  if (!file.endsWith(".toml")) return text.replaceAll(before, after);
+  return text.replace(/^(\s*subject\s*=\s*")(.*)("\s*)$/gm, (_, head: string, subject: string, tail: string) =>
+    [head, subject.replaceAll(before, after), tail].join(""),
+  );
+}
+
+/**
+ * Brings `file` in line with the program collection and the site's contact: writes it when it
+ * differs, and when the brand changed, renames it in Auth's e-mails under `authRoot`. Answers
+ * "updated" or "current".
  */
 export async function syncCatalogue(
   contentDir = join(root, "content"),
   file = CATALOGUE_FILE,
+  authRoot = root,
 ): Promise<"updated" | "current"> {
   const source = await catalogueSource(contentDir);
   let current: string | null = null;
@@ -129,6 +157,16 @@ export async function syncCatalogue(
     // No file yet: written below.
   }
   if (current === source) return "current";
+  const before = brandOf(current);
+  const after = brandOf(source);
+  if (before && after && before !== after) {
+    for (const name of AUTH_EMAIL_FILES) {
+      const path = join(authRoot, name);
+      const text = readFileSync(path, "utf8");
+      const renamed = renameBrand(text, name, before, after);
+      if (renamed !== text) writeFileSync(path, renamed);
+    }
+  }
   writeFileSync(file, source);
   return "updated";
 }

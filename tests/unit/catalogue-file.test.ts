@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CATALOGUE_FILE, catalogueSource, syncCatalogue } from "../../scripts/catalogue.ts";
+import { AUTH_EMAIL_FILES, CATALOGUE_FILE, catalogueSource, syncCatalogue } from "../../scripts/catalogue.ts";
 import { BRAND, BUSINESS_EMAIL, CATALOGUE } from "../../functions/_shared/catalogue.ts";
 import { loadPrograms } from "./content-files";
 
@@ -56,6 +56,44 @@ describe("the functions' catalogue", () => {
       expect(await catalogueSource(join(dir, "content"))).toContain('BRAND = "Meridian Advisor Academy"');
       writeFileSync(site, readFileSync(site, "utf8").replace("brand: Meridian Advisor Academy", "brand: ''"));
       await expect(catalogueSource(join(dir, "content"))).rejects.toThrow("site.brand");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("Auth's e-mails (templates and subjects) carry the same brand", () => {
+    const repo = join(import.meta.dirname, "../..");
+    for (const name of AUTH_EMAIL_FILES) expect(readFileSync(join(repo, name), "utf8"), name).toContain(BRAND);
+    const subjects = readFileSync(join(repo, "supabase/config.toml"), "utf8").match(/^subject = .*$/gm) ?? [];
+    expect(subjects.length).toBeGreaterThan(0);
+    for (const subject of subjects) expect(subject).toContain(BRAND);
+  });
+
+  it("carries a renamed brand into Auth's e-mails at the next `npm start`, and nothing else of config.toml", async () => {
+    const repo = join(import.meta.dirname, "../..");
+    const dir = mkdtempSync(join(tmpdir(), "catalogue-"));
+    try {
+      cpSync(join(repo, "content/programs"), join(dir, "content/programs"), { recursive: true });
+      cpSync(join(repo, "content/site.yaml"), join(dir, "content/site.yaml"));
+      for (const name of AUTH_EMAIL_FILES) cpSync(join(repo, name), join(dir, name));
+      // A setting that happens to hold the brand is no subject: it stays.
+      const toml = join(dir, "supabase/config.toml");
+      writeFileSync(toml, `${readFileSync(toml, "utf8")}\n# ${BRAND}\n`);
+      const file = join(dir, "catalogue.ts");
+      writeFileSync(file, readFileSync(CATALOGUE_FILE, "utf8"));
+      const site = join(dir, "content/site.yaml");
+      writeFileSync(site, readFileSync(site, "utf8").replace(`brand: ${BRAND}`, "brand: Meridian Advisor Academy"));
+
+      expect(await syncCatalogue(join(dir, "content"), file, dir)).toBe("updated");
+      for (const name of AUTH_EMAIL_FILES.filter((n) => n.endsWith(".html"))) {
+        const html = readFileSync(join(dir, name), "utf8");
+        expect(html, name).toContain("Meridian Advisor Academy");
+        expect(html, name).not.toContain(BRAND);
+      }
+      const subjects = readFileSync(toml, "utf8").match(/^subject = .*$/gm)!;
+      for (const subject of subjects) expect(subject).toContain("Meridian Advisor Academy");
+      expect(readFileSync(toml, "utf8")).toContain(`# ${BRAND}\n`);
+      expect(await syncCatalogue(join(dir, "content"), file, dir)).toBe("current");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
