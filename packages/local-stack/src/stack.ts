@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { isIP, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { CATALOGUE } from "../../../functions/_shared/catalogue.ts";
+import { BRAND, CATALOGUE } from "../../../functions/_shared/catalogue.ts";
 import { stripeClient } from "../../../functions/_shared/stripe.ts";
 import { setupCatalogue } from "../../../functions/_shared/stripe-setup.ts";
 import { handleAuth } from "./auth/index.ts";
@@ -52,7 +52,7 @@ export const DEMO_USER = { email: "demo@advisoraccelerator.com", password: "advi
 export const LOCAL_PATH = "/_local";
 
 /** The functions' sender on the local stack, unless MAIL_FROM is set. */
-export const LOCAL_MAIL_FROM = "Advisor Accelerator <team@advisor-accelerator.local>";
+export const LOCAL_MAIL_FROM = `${BRAND} <team@advisor-accelerator.local>`;
 
 export interface StackOptions {
   /** Port to listen on; 0 picks a free one. */
