@@ -10,7 +10,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 
@@ -33,7 +33,20 @@ export interface PostgresServer {
   resume(): void;
 }
 
-export function startPostgres(port = 55_000 + Math.floor(Math.random() * 5_000)): PostgresServer {
+/**
+ * A port for a server: below Linux's ephemeral range (32768 and up), which the machine's outgoing
+ * connections and every server started on port 0 draw from, so only another listener can hold it.
+ */
+const randomPort = () => 25_000 + Math.floor(Math.random() * 7_000);
+
+/** Tries to start a server again on another port, this many times, when its port is taken. */
+const PORT_ATTEMPTS = 5;
+
+/**
+ * Starts a server on `port`, or, by default, on a random port, trying others while the one
+ * picked is taken (`pickPort` picks them: tests pass their own).
+ */
+export function startPostgres(port?: number, pickPort: () => number = randomPort): PostgresServer {
   const bin = binDir();
   const dir = mkdtempSync(join(tmpdir(), "pg-"));
   const root = userInfo().uid === 0;
@@ -75,20 +88,36 @@ export function startPostgres(port = 55_000 + Math.floor(Math.random() * 5_000))
   } finally {
     rmSync(passwordFile, { force: true });
   }
+  const log = join(dir, "server.log");
+  let listening = port ?? pickPort();
   const start = () =>
     asOwner("pg_ctl", [
       "-D",
       data,
       "-l",
-      join(dir, "server.log"),
+      log,
       "-o",
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      `-p ${listening} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
       "-w",
       "start",
     ]);
-  start();
+  // A random port may be another server's: then another one, unless the caller chose it.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      start();
+      break;
+    } catch (error) {
+      const taken = existsSync(log) && readFileSync(log, "utf8").includes("Address already in use");
+      if (!taken || port !== undefined || attempt === PORT_ATTEMPTS) {
+        rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
+      listening = pickPort();
+    }
+  }
+  const url = `postgres://postgres:${password}@127.0.0.1:${listening}/postgres`;
   return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    url,
     halt: () => asOwner("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]),
     resume: start,
     stop() {

@@ -4,6 +4,8 @@
  * alike: a password made for that server and given only in its URL. With `trust`, any user or
  * process of a shared machine could connect as the superuser while the tests ran.
  */
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostgresServer, startPostgres } from "../../src/postgres-server.ts";
@@ -55,4 +57,23 @@ describe("the throw-away PostgreSQL server", () => {
     expect(new Set(rules.map((rule) => rule.type))).toEqual(new Set(["local", "host"]));
     expect(rules.filter((rule) => rule.auth_method !== "scram-sha-256")).toEqual([]);
   });
+
+  it("starts on another port when the one it picked is taken (a random port can be another server's)", async () => {
+    const other = createServer();
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const taken = (other.address() as AddressInfo).port;
+    const picks = [taken, taken + 1 === 65_536 ? taken - 1 : taken + 1];
+    let second: PostgresServer | undefined;
+    try {
+      second = startPostgres(undefined, () => picks.shift()!);
+      expect(picks).toEqual([]);
+      expect(new URL(second.url).port).not.toBe(String(taken));
+      expect(await query(second.url, "select 1 as one")).toEqual([{ one: 1 }]);
+      // A port the caller chose is not changed.
+      expect(() => startPostgres(taken)).toThrow(/could not start server/);
+    } finally {
+      second?.stop();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  }, 60_000);
 });
