@@ -193,7 +193,8 @@ export interface LeadFacts {
   attribution: Partial<Record<AttributionKey, string | null>>;
 }
 
-const ATTRIBUTION_LABELS: [AttributionKey, string][] = [
+/** The visit's first touch as the business reads it in a lead's e-mail (and the scheduling stand-in's). */
+export const ATTRIBUTION_LABELS: readonly (readonly [AttributionKey, string])[] = [
   ["utm_source", "Source"],
   ["utm_medium", "Medium"],
   ["utm_campaign", "Campaign"],

@@ -14,6 +14,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { load } from "js-yaml";
+import { ATTRIBUTION_LABELS } from "../../../functions/_shared/emails.ts";
 import { readBody } from "./http.ts";
 import type { Mailer } from "./mail.ts";
 import { PROJECT_ROOT } from "./project.ts";
@@ -23,17 +24,6 @@ export const SCHEDULING_PATH = "/_scheduling";
 export const CONSULTATION_PATH = `${SCHEDULING_PATH}/consultation`;
 export const BOOKING_PATH = `${SCHEDULING_PATH}/booking`;
 export const EMBED_SCRIPT_PATH = `${SCHEDULING_PATH}/embed.js`;
-
-/** The attribution the site appends to the frame URL (src/lib/attribution.ts). */
-const ATTRIBUTION = [
-  ["utm_source", "Source"],
-  ["utm_medium", "Medium"],
-  ["utm_campaign", "Campaign"],
-  ["utm_term", "Term"],
-  ["utm_content", "Content"],
-  ["referrer", "Referrer"],
-  ["landing_page", "Landing page"],
-] as const;
 
 export const AUM_RANGES = ["Under $10M", "$10M to $50M", "$50M to $100M", "$100M to $250M", "Over $250M"];
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -120,10 +110,13 @@ new ResizeObserver(tell).observe(document.documentElement);
 </script></body></html>`;
 }
 
-/** The attribution fields of the frame's URL, carried through the form as hidden inputs. */
+/**
+ * The attribution fields of the frame's URL (what src/lib/attribution.ts appends), carried through
+ * the form as hidden inputs.
+ */
 function attributionOf(params: URLSearchParams): Record<string, string> {
   const found: Record<string, string> = {};
-  for (const [key] of ATTRIBUTION) {
+  for (const [key] of ATTRIBUTION_LABELS) {
     const value = params.get(key)?.trim();
     if (value) found[key] = value.slice(0, 500);
   }
@@ -385,7 +378,8 @@ function problems(lead: Partial<Lead>): string[] {
 function notification(kind: string, rows: [string, string][], attribution: Record<string, string>) {
   const table = (entries: [string, string][]) =>
     `<table>${entries.map(([k, v]) => `<tr><th scope="row" style="text-align:left;padding:4px 12px 4px 0">${escape(k)}</th><td>${escape(v || "—")}</td></tr>`).join("")}</table>`;
-  const source = ATTRIBUTION.map(([key, label]) => [label, attribution[key] ?? ""] as [string, string]);
+  // Labelled as the product's own lead e-mail labels them (functions/_shared/emails.ts).
+  const source = ATTRIBUTION_LABELS.map(([key, label]) => [label, attribution[key] ?? ""] as [string, string]);
   const html = `<h1>${escape(kind)}</h1>${table(rows)}<h2>Where the visit came from</h2>${table(source)}`;
   const text = [...rows, ...source].map(([k, v]) => `${k}: ${v || "—"}`).join("\n");
   return { html, text };
