@@ -352,19 +352,19 @@ export async function runBackendBench({
 }
 
 /**
- * The Resend stand-in's rate limit for the benches that buy: Resend allows an account 10 requests a
- * second unless it asks for more, which would make a burst of buyers measure that quota rather
- * than our code (the quota is the business's to raise: docs/performance.md).
+ * The stack the benches that buy run on (tools/bench/commerce.ts, launch.ts): no seed, and two
+ * limits raised. The Resend stand-in's: Resend allows an account 10 requests a second unless it
+ * asks for more, which would make a burst of buyers measure that quota rather than our code (the
+ * quota is the business's to raise: docs/performance.md). And the functions' flood limits per
+ * address and for everyone (functions/_shared/rate-limit.ts): every one of the benches' buyers
+ * comes from 127.0.0.1, where production's would come from many addresses; the checks still run,
+ * database round trips included, so their cost is measured.
  */
-export const MAIL_UNLIMITED = { rateLimit: 1_000_000 };
-
-/**
- * The functions' flood limits per address and for everyone raised for the benches that buy
- * (functions/_shared/rate-limit.ts): every one of their buyers comes from 127.0.0.1, where
- * production's would come from many addresses. The checks still run, database round trips
- * included, so their cost is measured.
- */
-export const LIMITS_RAISED = { RATE_LIMIT_SCALE: "1000" };
+export const BUYING_STACK: StackOptions = {
+  seed: false,
+  resend: { rateLimit: 1_000_000 },
+  secrets: { RATE_LIMIT_SCALE: "1000" },
+};
 
 /**
  * Starts the local stack on each backend in turn (PGlite, then a throw-away PostgreSQL server)

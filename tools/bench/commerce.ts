@@ -13,14 +13,14 @@ import { randomBytes } from "node:crypto";
 import type { TestStack } from "@advisor-accelerator/local-stack";
 import {
   type BackendOutcome,
+  BUYING_STACK,
   forEachBackend,
   type LatencySummary,
-  LIMITS_RAISED,
-  MAIL_UNLIMITED,
   percentile,
   summarize,
 } from "./backend.ts";
 import { budgetEntry, type BudgetResult } from "./budgets.ts";
+import { type Delivery, postCheckout, postEvent, signedEvent } from "./calls.ts";
 import { formatTable } from "./format.ts";
 
 export const COMMERCE_BUDGETS: { checkoutP95Ms: number; eventsPerSecond: Readonly<Record<string, number>> } = {
@@ -28,7 +28,6 @@ export const COMMERCE_BUDGETS: { checkoutP95Ms: number; eventsPerSecond: Readonl
   eventsPerSecond: { PostgreSQL: 150, PGlite: 50 },
 };
 
-const SITE = "http://localhost:4321";
 
 /** The webhook's run: new buyers' events delivered, their rate, and what was lost or failed. */
 export interface WebhookRun {
@@ -151,28 +150,13 @@ async function checkoutLatency(
   stack: TestStack,
   { calls, warmup }: { calls: number; warmup: number },
 ): Promise<LatencySummary> {
-  const { checkoutRequest } = await import("../../packages/shared/checkout-request.ts");
   let n = 0;
   const call = async () => {
     // Each buyer checks out five times, the first as a new Stripe customer: within the limit per
     // e-mail address (functions/stripe-checkout/handler.ts LIMITS), which the bench keeps.
-    const body = checkoutRequest(
-      SITE,
-      { checkoutKey: "OS_ACCELERATOR", stripeLookupKey: "os_accelerator" },
-      `bench-${Math.floor(n++ / 5)}@example.com`,
-      { utm_source: "bench" },
-    );
+    const email = `bench-${Math.floor(n++ / 5)}@example.com`;
     const started = performance.now();
-    const response = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
-      method: "POST",
-      headers: {
-        origin: SITE,
-        "content-type": "application/json",
-        apikey: stack.anonKey,
-        authorization: `Bearer ${stack.anonKey}`,
-      },
-      body: JSON.stringify(body),
-    });
+    const response = await postCheckout(stack, email, "bench");
     const answer: unknown = await response.json();
     const elapsed = performance.now() - started;
     const url = typeof answer === "object" && answer !== null && "url" in answer ? answer.url : undefined;
@@ -190,39 +174,25 @@ export async function webhookThroughput(
   stack: TestStack,
   { events, concurrency, warmup = 0 }: { events: number; concurrency: number; warmup?: number },
 ): Promise<WebhookRun> {
-  const { default: Stripe } = await import("stripe");
-  const cryptoProvider = Stripe.createSubtleCryptoProvider();
   const run = randomBytes(4).toString("hex");
-  const deliveries: { payload: string; signature: string }[] = [];
+  const deliveries: Delivery[] = [];
   for (let i = 0; i < warmup + events; i++) {
-    const payload = JSON.stringify({
-      id: `evt_bench_${run}_${i}`,
-      object: "event",
-      type: "checkout.session.completed",
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: `cs_test_bench_${run}_${i}`,
-          object: "checkout.session",
-          mode: "payment",
-          status: "complete",
-          payment_status: "paid",
-          amount_subtotal: 30000,
-          amount_total: 30000,
-          currency: "usd",
-          customer: `cus_bench${run}${i}`,
-          customer_details: { email: `buyer-${run}-${i}@example.com` },
-          metadata: { product_key: "GROWTH_MINDSET" },
-          payment_intent: `pi_bench_${run}_${i}`,
-        },
-      },
-    });
-    const signature = await Stripe.webhooks.generateTestHeaderStringAsync({
-      payload,
-      secret: stack.stripe.webhookSecret,
-      cryptoProvider,
-    });
-    deliveries.push({ payload, signature });
+    deliveries.push(
+      await signedEvent(stack, `evt_bench_${run}_${i}`, "checkout.session.completed", {
+        id: `cs_test_bench_${run}_${i}`,
+        object: "checkout.session",
+        mode: "payment",
+        status: "complete",
+        payment_status: "paid",
+        amount_subtotal: 30000,
+        amount_total: 30000,
+        currency: "usd",
+        customer: `cus_bench${run}${i}`,
+        customer_details: { email: `buyer-${run}-${i}@example.com` },
+        metadata: { product_key: "GROWTH_MINDSET" },
+        payment_intent: `pi_bench_${run}_${i}`,
+      }),
+    );
   }
   let failed = 0;
   /** Delivers `batch` with `concurrency` in flight; the latency of each delivery. */
@@ -232,13 +202,8 @@ export async function webhookThroughput(
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
         for (let delivery = batch[next++]; delivery; delivery = batch[next++]) {
-          const { payload, signature } = delivery;
           const t = performance.now();
-          const response = await fetch(`${stack.url}/functions/v1/stripe-webhook`, {
-            method: "POST",
-            headers: { "content-type": "application/json", "stripe-signature": signature },
-            body: payload,
-          });
+          const response = await postEvent(stack, delivery);
           await response.arrayBuffer();
           latencies.push(performance.now() - t);
           if (response.status !== 200) failed++;
@@ -288,7 +253,7 @@ export async function runCommerceBench({
   concurrency?: number;
   log?: (line: string) => void;
 } = {}): Promise<CommerceResult[]> {
-  return forEachBackend({ seed: false, resend: MAIL_UNLIMITED, secrets: LIMITS_RAISED }, async (backend, stack) => {
+  return forEachBackend(BUYING_STACK, async (backend, stack) => {
     log(`  ${backend}: ${warmup} + ${calls} checkouts…`);
     const checkout = await checkoutLatency(stack, { calls, warmup });
     log(`  ${backend}: ${eventWarmup} + ${events} webhook events, ${concurrency} in flight…`);

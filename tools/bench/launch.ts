@@ -10,11 +10,11 @@
 // spike, which Stripe's retries absorb) for each side, and orders lost (the hard budget: 0).
 import { randomBytes } from "node:crypto";
 import type { TestStack } from "@advisor-accelerator/local-stack";
-import { type BackendOutcome, forEachBackend, LIMITS_RAISED, MAIL_UNLIMITED, percentile } from "./backend.ts";
+import { type BackendOutcome, BUYING_STACK, forEachBackend, percentile } from "./backend.ts";
 import { budgetEntry, type BudgetResult } from "./budgets.ts";
+import { type Delivery, postCheckout, postEvent, signedEvent } from "./calls.ts";
 import { type Cell, formatTable } from "./format.ts";
 
-const SITE = "http://localhost:4321";
 
 function round(value: number): number;
 function round(value: number | null): number | null;
@@ -126,41 +126,13 @@ export function launchTable(results: readonly LaunchResult[]): string {
   );
 }
 
-/** What Stripe sends: an event's body, and its signature header. */
-interface Delivery {
-  payload: string;
-  signature: string;
-}
-
 async function spike(
   stack: TestStack,
   { seconds, checkouts, deliveries }: { seconds: number; checkouts: number; deliveries: number },
 ): Promise<Omit<LaunchMeasured, "backend">> {
-  const { default: Stripe } = await import("stripe");
-  const { checkoutRequest } = await import("../../packages/shared/checkout-request.ts");
-  const cryptoProvider = Stripe.createSubtleCryptoProvider();
   const run = randomBytes(4).toString("hex");
-  const sign = async (type: string, session: Record<string, unknown>, id: string): Promise<Delivery> => {
-    const payload = JSON.stringify({
-      id,
-      object: "event",
-      type,
-      created: Math.floor(Date.now() / 1000),
-      data: { object: session },
-    });
-    const signature = await Stripe.webhooks.generateTestHeaderStringAsync({
-      payload,
-      secret: stack.stripe.webhookSecret,
-      cryptoProvider,
-    });
-    return { payload, signature };
-  };
-  const post = (delivery: Delivery) =>
-    fetch(`${stack.url}/functions/v1/stripe-webhook`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "stripe-signature": delivery.signature },
-      body: delivery.payload,
-    });
+  const sign = (type: string, session: Record<string, unknown>, id: string) => signedEvent(stack, id, type, session);
+  const post = (delivery: Delivery) => postEvent(stack, delivery);
 
   const until = performance.now() + seconds * 1000;
   const checkout: { latencies: number[]; errors: number } = { latencies: [], errors: 0 };
@@ -176,23 +148,8 @@ async function spike(
 
   const checkoutWorker = async (w: number) => {
     for (let i = 0; performance.now() < until; i++) {
-      const body = checkoutRequest(
-        SITE,
-        { checkoutKey: "OS_ACCELERATOR", stripeLookupKey: "os_accelerator" },
-        `spike-${run}-${w}-${i}@example.com`,
-        { utm_source: "launch" },
-      );
       const started = performance.now();
-      const response = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
-        method: "POST",
-        headers: {
-          origin: SITE,
-          "content-type": "application/json",
-          apikey: stack.anonKey,
-          authorization: `Bearer ${stack.anonKey}`,
-        },
-        body: JSON.stringify(body),
-      });
+      const response = await postCheckout(stack, `spike-${run}-${w}-${i}@example.com`, "launch");
       await response.arrayBuffer();
       checkout.latencies.push(performance.now() - started);
       if (response.status !== 200) checkout.errors++;
@@ -311,7 +268,7 @@ export async function runLaunchBench({
   deliveries?: number;
   log?: (line: string) => void;
 } = {}): Promise<LaunchResult[]> {
-  return forEachBackend({ seed: false, resend: MAIL_UNLIMITED, secrets: LIMITS_RAISED }, async (backend, stack) => {
+  return forEachBackend(BUYING_STACK, async (backend, stack) => {
     log(`  ${backend}: ${seconds} s spike, ${checkouts} checkouts and ${deliveries} deliveries in flight…`);
     return { backend, ...(await spike(stack, { seconds, checkouts, deliveries })) };
   });
