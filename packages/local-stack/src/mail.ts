@@ -1,13 +1,25 @@
 /**
  * The local mail outbox: every e-mail the stack would send is kept in the data folder (or in
  * memory) and listed on a local page, `/_local/outbox`, newest first; each message has its own
- * page with its links clickable, and `/_local/outbox.json` lists them for tests and scripts. Dev
- * and test only: nothing leaves the machine.
+ * page with its links clickable and its attachments to download
+ * (`/_local/outbox/<id>/attachments/<index>`), and `/_local/outbox.json` lists them for tests and
+ * scripts, attachments included (their bytes in base64). Dev and test only: nothing leaves the
+ * machine.
  */
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makePrivateFolder, privateAppendStream } from "./data-folder.ts";
+
+/** A file sent with a message (the functions' e-mails through Resend: packages/local-stack/src/resend.ts). */
+export interface MailAttachment {
+  /** The file's name, as the sender gave it. */
+  filename: string;
+  /** Its media type: the sender's, or derived from the file name's extension. */
+  contentType: string;
+  /** Its bytes, in base64 (RFC 4648, padded). */
+  content: string;
+}
 
 export interface Mail {
   id: string;
@@ -19,6 +31,8 @@ export interface Mail {
   subject: string;
   text: string;
   html: string;
+  /** The files sent with it, in the order given; absent when none (and in outboxes kept before attachments were). */
+  attachments?: MailAttachment[];
   sentAt: string;
 }
 
@@ -108,6 +122,22 @@ export function createMailer(dataDir?: string): Mailer {
 const escape = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
+/**
+ * `attachment; filename="…"` (RFC 6266): the name as it is when it is printable ASCII without a
+ * quote or backslash; otherwise those characters become `_` there, and `filename*` (RFC 8187)
+ * carries the whole name in UTF-8, which browsers prefer.
+ */
+export function contentDisposition(filename: string): string {
+  const plain = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  const header = `attachment; filename="${plain}"`;
+  if (plain === filename) return header;
+  const encoded = encodeURIComponent(filename.toWellFormed()).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `${header}; filename*=UTF-8''${encoded}`;
+}
+
 const page = (title: string, body: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${escape(title)}</title>
@@ -149,8 +179,36 @@ export function outboxPage(pathname: string, mailer: Mailer): Response | null {
     );
   }
   if (pathname.startsWith(`${OUTBOX_PATH}/`)) {
-    const mail = mailer.list().find((m) => m.id === pathname.slice(OUTBOX_PATH.length + 1));
+    // `<id>`, or `<id>/attachments/<index>` (mail ids have no slash).
+    const [id, ...rest] = pathname.slice(OUTBOX_PATH.length + 1).split("/");
+    const mail = mailer.list().find((m) => m.id === id);
     if (!mail) return html(page("Not found", `<h1>No such e-mail</h1><p><a href="${OUTBOX_PATH}">Outbox</a></p>`), 404);
+    if (rest.length > 0) {
+      const index = rest.length === 2 && rest[0] === "attachments" ? rest[1]! : "";
+      const attachment = /^(?:0|[1-9]\d{0,5})$/.test(index) ? mail.attachments?.[Number(index)] : undefined;
+      if (!attachment) {
+        return html(
+          page(
+            "Not found",
+            `<h1>No such attachment</h1><p><a href="${OUTBOX_PATH}/${mail.id}">${escape(mail.subject)}</a></p>`,
+          ),
+          404,
+        );
+      }
+      const bytes = Buffer.from(attachment.content, "base64");
+      return new Response(bytes, {
+        headers: {
+          "content-type": attachment.contentType,
+          "content-length": String(bytes.byteLength),
+          "content-disposition": contentDisposition(attachment.filename),
+          "cache-control": "no-store",
+          // The file is the sender's, served from the stack's origin: never sniffed or run as a page.
+          "x-content-type-options": "nosniff",
+          "content-security-policy": "sandbox",
+        },
+      });
+    }
+    const attachments = mail.attachments ?? [];
     return html(
       page(
         mail.subject,
@@ -158,6 +216,15 @@ export function outboxPage(pathname: string, mailer: Mailer): Response | null {
           (mail.from ? `<p class="meta">From ${escape(mail.from)}</p>` : "") +
           `<p class="meta">To ${escape(mail.to)} · ${escape(new Date(mail.sentAt).toLocaleString("en-US"))}</p>` +
           (mail.replyTo ? `<p class="meta">Reply to ${escape(mail.replyTo)}</p>` : "") +
+          (attachments.length
+            ? `<h2>Attachments</h2><ul>${attachments
+                .map(
+                  (a, i) =>
+                    `<li><a href="${OUTBOX_PATH}/${mail.id}/attachments/${i}" download="${escape(a.filename)}">${escape(a.filename)}</a> ` +
+                    `<span class="meta">${escape(a.contentType)} · ${Buffer.byteLength(a.content, "base64").toLocaleString("en-US")} bytes</span></li>`,
+                )
+                .join("")}</ul>`
+            : "") +
           // The e-mail is a document of its own (supabase/templates/): shown in a sandboxed frame,
           // its links opening in this tab as they would from a mail client. A text-only message
           // is shown as its text.

@@ -23,7 +23,15 @@
  *   `missing_required_field` or `validation_error` and Resend's messages; addresses as
  *   `addr@domain` or `Name <addr@domain>`; `reply_to`; `tags` of ASCII letters, digits, `_`, `-`.
  *   `text` left out is made from `html`, as Resend does. What the product does not send (cc, bcc,
- *   attachments, templates, scheduling, custom headers) is refused naming the stand-in.
+ *   templates, scheduling, custom headers, topics) is refused naming the stand-in;
+ * - `attachments` (`readAttachments`), each `{ filename, content }` with `content` the file in
+ *   base64, as the library sends it (it turns a Buffer or Uint8Array into base64 itself), and an
+ *   optional `content_type`, derived from the file name when not set; at most 40 MB of base64 in
+ *   all (422 past it). An attachment without `filename` or `content`, or whose content is not
+ *   base64, is refused with 422 `validation_error` in the stand-in's own words (Resend's are not
+ *   documented). What the product does not send is refused naming the stand-in: `path` (a file
+ *   Resend would fetch from a URL), `content_id` (an inline image) and content that is not a
+ *   base64 string. The files land in the outbox with the message, to download from its page.
  * Errors are Resend's `{ statusCode, message, name }`. Dev and test only: production is Resend.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
@@ -31,8 +39,8 @@ import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { htmlToText } from "./auth/template.ts";
 import { appendPrivateFileSync, makePrivateFolder, writePrivateFileSync } from "./data-folder.ts";
-import { canonical, MAX_BODY_BYTES, readBody } from "./http.ts";
-import type { Mailer } from "./mail.ts";
+import { BodyTooLarge, canonical, MAX_BODY_BYTES, readBody } from "./http.ts";
+import type { MailAttachment, Mailer } from "./mail.ts";
 
 /** Where the API answers on the stack: RESEND_API_URL. */
 export const RESEND_PATH = "/_local/resend";
@@ -82,7 +90,7 @@ interface Kept {
 }
 
 /** A refusal, answered as Resend's error body. */
-class ResendError extends Error {
+export class ResendError extends Error {
   readonly status: number;
   /** Resend's error type: the body's `name`. */
   readonly code: string;
@@ -168,7 +176,140 @@ function addresses(body: Record<string, unknown>, field: string, max = Infinity)
 const present = (value: unknown) => value !== undefined && value !== null && value !== "";
 
 /** Fields Resend takes that the product never sends: refused rather than dropped from the outbox. */
-const NOT_IMPLEMENTED = ["cc", "bcc", "attachments", "template", "scheduled_at", "headers", "topic_id"];
+const NOT_IMPLEMENTED = ["cc", "bcc", "template", "scheduled_at", "headers", "topic_id"];
+
+const notImplemented = (field: string, what = "") =>
+  invalid(`The local Resend stand-in does not implement \`${field}\`${what}: the product does not send it.`);
+
+/**
+ * "Filename and content of attachments (max 40MB per email, after Base64 encoding of the
+ * attachments)" (Send Email, `attachments`): the base64 of every attachment, added up. The
+ * reference does not say whether its MB is 10^6 or 2^20 bytes; the stand-in takes the smaller, so
+ * nothing it accepts can be refused for its size in production. It fits under the stand-in's own
+ * cap on a request body (MAX_BODY_BYTES in http.ts, 50 MiB), so an e-mail just over it is still
+ * read and gets this 422; only a body over the cap is refused unread (400, see `send`).
+ */
+export const MAX_ATTACHMENTS_BYTES = 40_000_000;
+
+/**
+ * Media types by extension, for an attachment without `content_type`: "if not set will be derived
+ * from the filename property" (the `resend` library's Attachment type; Send Email,
+ * `content_type`). The types are IANA's registered ones for the extensions; any other extension,
+ * or none, is `application/octet-stream`, the type of bytes of no known kind (RFC 2046).
+ */
+const TYPES: Record<string, string> = {
+  ics: "text/calendar",
+  ifb: "text/calendar",
+  vcf: "text/vcard",
+  txt: "text/plain",
+  csv: "text/csv",
+  htm: "text/html",
+  html: "text/html",
+  md: "text/markdown",
+  pdf: "application/pdf",
+  json: "application/json",
+  xml: "application/xml",
+  zip: "application/zip",
+  gz: "application/gzip",
+  doc: "application/msword",
+  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  xls: "application/vnd.ms-excel",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  ppt: "application/vnd.ms-powerpoint",
+  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  svg: "image/svg+xml",
+  mp3: "audio/mpeg",
+  mp4: "video/mp4",
+};
+
+/** The media type of a file by its name's extension, in any case: `cohort.ics` is `text/calendar`. */
+export function contentTypeFor(filename: string): string {
+  const extension = /\.([^./\\]+)$/.exec(filename)?.[1]?.toLowerCase();
+  return (extension && Object.hasOwn(TYPES, extension) ? TYPES[extension] : undefined) ?? "application/octet-stream";
+}
+
+/**
+ * A media type as a header carries it, `type/subtype` and parameters (RFC 6838, RFC 9110), in
+ * printable ASCII: the stand-in's own check, so the download's `content-type` is one.
+ */
+const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(?:[ \t]*;[\x20-\x7e]*)?$/;
+
+/**
+ * The bytes of `content` if it is base64 (RFC 4648, section 4: the standard alphabet, padded to
+ * whole groups of four as section 3.2 requires), line breaks and spaces between the characters
+ * allowed (as `base64` wraps its output, RFC 2045); null otherwise. Checked by decoding and
+ * encoding again, which gives the text back only when it is such base64: Node's decoder skips what
+ * is not of the alphabet rather than refusing it.
+ */
+export function decodeBase64(content: string): { bytes: Buffer; base64: string } | null {
+  const base64 = content.replace(/[\t\n\r ]/g, "");
+  const bytes = Buffer.from(base64, "base64");
+  return bytes.toString("base64") === base64 ? { bytes, base64 } : null;
+}
+
+/**
+ * The `attachments` of a send, as the outbox keeps them; refused with 422 `validation_error`.
+ * Resend documents the fields (Send Email, `attachments`: `content`, `filename`, `path`,
+ * `content_type`, `content_id`) and the 40 MB limit, not its messages: each below is the
+ * stand-in's own, naming the attachment (`attachments[1].filename`) as Resend's name a field.
+ * Checked in order: the list, then each attachment's fields, then the total size, then each
+ * content's base64 (the one check that reads the whole of every file).
+ */
+export function readAttachments(value: unknown): MailAttachment[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    throw invalid("Invalid `attachments` field. It must be a list of attachments, each with `filename` and `content`.");
+  }
+  const read = value.map((item: unknown, i) => {
+    const name = `attachments[${i}]`;
+    if (!item || typeof item !== "object" || Array.isArray(item)) {
+      throw invalid(`Invalid \`${name}\` field. An attachment is an object with \`filename\` and \`content\`.`);
+    }
+    const attachment = item as Record<string, unknown>;
+    // A remote file Resend would fetch, and an inline image the html shows by `cid:`: the product
+    // sends files it made, as attachments.
+    if (present(attachment.path)) throw notImplemented(`${name}.path`, " (a file fetched from a URL)");
+    if (present(attachment.content_id)) throw notImplemented(`${name}.content_id`, " (an inline image)");
+    if (!present(attachment.filename)) throw invalid(`Missing \`${name}.filename\` field.`);
+    if (typeof attachment.filename !== "string") {
+      throw invalid(`Invalid \`${name}.filename\` field. It must be the file's name, a string.`);
+    }
+    if (!present(attachment.content)) throw invalid(`Missing \`${name}.content\` field.`);
+    // Over JSON, a "buffer" could only be Node's `{ type: "Buffer", data: [...] }`; the library
+    // sends every file as base64, and so does the product.
+    if (typeof attachment.content !== "string") {
+      throw notImplemented(`${name}.content`, " other than a base64 string");
+    }
+    let contentType: string | undefined;
+    if (present(attachment.content_type)) {
+      if (typeof attachment.content_type !== "string" || !MEDIA_TYPE.test(attachment.content_type)) {
+        throw invalid(`Invalid \`${name}.content_type\` field. It must be a media type, such as \`text/calendar\`.`);
+      }
+      contentType = attachment.content_type;
+    }
+    return { name, filename: attachment.filename, content: attachment.content, contentType };
+  });
+  const total = read.reduce((sum, attachment) => sum + attachment.content.length, 0);
+  if (total > MAX_ATTACHMENTS_BYTES) {
+    throw invalid(
+      `Attachments may be at most 40MB per email (${MAX_ATTACHMENTS_BYTES} bytes), after Base64 encoding; these are ${total} bytes.`,
+    );
+  }
+  return read.map(({ name, filename, content, contentType }) => {
+    const decoded = decodeBase64(content);
+    if (!decoded) {
+      throw invalid(`Invalid \`${name}.content\` field. It must be the file's bytes in base64 (RFC 4648, padded).`);
+    }
+    // Spaces alone are no more content than an empty string.
+    if (decoded.base64 === "") throw invalid(`Missing \`${name}.content\` field.`);
+    return { filename, contentType: contentType ?? contentTypeFor(filename), content: decoded.base64 };
+  });
+}
 
 const TAG = /^[A-Za-z0-9_-]{1,256}$/;
 
@@ -207,14 +348,13 @@ function readEmail(body: Record<string, unknown>) {
     }
   }
   const unsupported = NOT_IMPLEMENTED.find((field) => present(body[field]));
-  if (unsupported) {
-    throw invalid(`The local Resend stand-in does not implement \`${unsupported}\`: the product does not send it.`);
-  }
+  if (unsupported) throw notImplemented(unsupported);
+  const attachments = readAttachments(body.attachments);
   const html = (body.html as string | undefined) ?? "";
   // "If not provided, the HTML will be used to generate a plain text version. You can opt out of
   // this behavior by setting value to an empty string." (Send Email, `text`)
   const text = body.text === undefined ? htmlToText(html) : (body.text as string);
-  return { from: body.from, to, replyTo, subject: body.subject, html, text };
+  return { from: body.from, to, replyTo, subject: body.subject, html, text, attachments };
 }
 
 /** A fixed one-second window per team, as Resend's `ratelimit-policy: N;w=1` describes. */
@@ -270,11 +410,22 @@ export function createResend(options: ResendOptions & { url: string; dataDir?: s
     let body: unknown;
     try {
       body = JSON.parse(new TextDecoder().decode(await readBody(request, MAX_BODY_BYTES)));
-    } catch {
+    } catch (error) {
+      // The stand-in's own cap on what it reads (MAX_BODY_BYTES in http.ts), above Resend's 40 MB
+      // of attachments and the rest of an e-mail: refused unread, with the status and name of a
+      // body it cannot take, and a message of its own that says why.
+      if (error instanceof BodyTooLarge) {
+        throw new ResendError(
+          400,
+          "validation_error",
+          `The local Resend stand-in reads request bodies of at most ${MAX_BODY_BYTES} bytes; this one is larger.`,
+        );
+      }
       throw new ResendError(400, "validation_error", "Request body must be valid JSON.");
     }
     const fields = body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-    // The key is the team's for this method and endpoint; the payload is compared as parsed.
+    // The key is the team's for this method and endpoint; the payload is compared as parsed,
+    // the whole of it: attachments too, their names, types and every byte of their content.
     const fingerprint = createHash("sha256")
       .update(`POST /emails ${canonical(fields)}`)
       .digest("hex");
@@ -310,6 +461,7 @@ export function createResend(options: ResendOptions & { url: string; dataDir?: s
         subject: email.subject,
         html: email.html,
         text: email.text,
+        ...(email.attachments.length ? { attachments: email.attachments } : {}),
       });
       const answer = JSON.stringify({ id: randomUUID() });
       if (idempotencyKey !== null) keep({ key: idempotencyKey, fingerprint, body: answer, at: Date.now() });

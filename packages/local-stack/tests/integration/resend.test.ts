@@ -15,6 +15,7 @@ import { pathToFileURL } from "node:url";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestStack, type TestStack } from "../../src/harness.ts";
+import { MAX_BODY_BYTES } from "../../src/http.ts";
 import type { Mail } from "../../src/mail.ts";
 import { DEFAULT_RATE_LIMIT } from "../../src/resend.ts";
 import { LOCAL_MAIL_FROM } from "../../src/stack.ts";
@@ -50,6 +51,22 @@ const email = (to: string | string[], extra: Record<string, unknown> = {}) => ({
   text: "Welcome to Growth Mindset Mastery.",
   ...extra,
 });
+/** A calendar invitation, as the product will attach one (cohort.ics), with letters beyond ASCII. */
+const ICS = [
+  "BEGIN:VCALENDAR",
+  "VERSION:2.0",
+  "PRODID:-//Advisor Accelerator//Cohort//EN",
+  "METHOD:PUBLISH",
+  "BEGIN:VEVENT",
+  "UID:cohort-2026-11@advisor-accelerator.local",
+  "DTSTAMP:20261101T120000Z",
+  "DTSTART:20261201T170000Z",
+  "DTEND:20261201T180000Z",
+  "SUMMARY:Growth Mindset Mastery — kick-off with Zoë",
+  "END:VEVENT",
+  "END:VCALENDAR",
+  "",
+].join("\r\n");
 const outboxTo = (stack: TestStack, to: string): Mail[] => stack.mail.list().filter((m) => m.to.includes(to));
 
 /** An address of this machine that is not loopback: how another machine on the network reaches it. */
@@ -155,6 +172,162 @@ describe("Resend stand-in", () => {
     expect((await resend.emails.send({ ...email(none), text: "" })).error).toBeNull();
     expect(outboxTo(stack, none)[0]!.text).toBe("");
   });
+
+  it("accepts attachments as the library sends them (a Uint8Array or a base64 string, sent as base64) and keeps them byte for byte: outbox.json, the download route and the message's page (Send Email: attachments)", async () => {
+    const to = address("calendar");
+    const bytes = Uint8Array.from({ length: 256 }, (_, i) => i);
+    const { data, error } = await resend.emails.send(
+      email(to, {
+        attachments: [
+          // As the product sends its invitation: the file as bytes, its type given.
+          { filename: "cohort.ics", content: new TextEncoder().encode(ICS), contentType: "text/calendar" },
+          // Bytes of every value, as a base64 string, no type: derived from the name.
+          { filename: "all-bytes.bin", content: Buffer.from(bytes).toString("base64") },
+        ],
+      }),
+    );
+    expect(error).toBeNull();
+    expect(data!.id).toBeTruthy();
+
+    // /_local/outbox.json, as the product's tests read it.
+    const listed = (await (await fetch(`${stack.outboxUrl}.json`)).json()) as Mail[];
+    const mail = listed.find((m) => m.to === to)!;
+    expect(mail.attachments).toEqual([
+      { filename: "cohort.ics", contentType: "text/calendar", content: Buffer.from(ICS).toString("base64") },
+      {
+        filename: "all-bytes.bin",
+        contentType: "application/octet-stream",
+        content: Buffer.from(bytes).toString("base64"),
+      },
+    ]);
+    expect(Buffer.from(mail.attachments![0]!.content, "base64").toString("utf8")).toBe(ICS);
+    expect(new Uint8Array(Buffer.from(mail.attachments![1]!.content, "base64"))).toEqual(bytes);
+
+    // The download route: the decoded bytes, their type, and a file name to save them under.
+    const calendar = await fetch(`${stack.outboxUrl}/${mail.id}/attachments/0`);
+    expect(calendar.status).toBe(200);
+    expect(calendar.headers.get("content-type")).toBe("text/calendar");
+    expect(calendar.headers.get("content-disposition")).toBe('attachment; filename="cohort.ics"');
+    expect(new Uint8Array(await calendar.arrayBuffer())).toEqual(new TextEncoder().encode(ICS));
+    const binary = await fetch(`${stack.outboxUrl}/${mail.id}/attachments/1`);
+    expect(binary.headers.get("content-type")).toBe("application/octet-stream");
+    expect(binary.headers.get("content-length")).toBe("256");
+    expect(new Uint8Array(await binary.arrayBuffer())).toEqual(bytes);
+    expect((await fetch(`${stack.outboxUrl}/${mail.id}/attachments/2`)).status).toBe(404);
+
+    // The message's page lists them by name, each a link to its download.
+    const page = await (await fetch(`${stack.outboxUrl}/${mail.id}`)).text();
+    expect(page).toContain(`<a href="/_local/outbox/${mail.id}/attachments/0" download="cohort.ics">cohort.ics</a>`);
+    expect(page).toContain(
+      `<a href="/_local/outbox/${mail.id}/attachments/1" download="all-bytes.bin">all-bytes.bin</a>`,
+    );
+
+    // The same file as a base64 string, its type left out: text/calendar from the name.
+    const other = address("calendar64");
+    expect(
+      (
+        await resend.emails.send(
+          email(other, { attachments: [{ filename: "cohort.ics", content: Buffer.from(ICS).toString("base64") }] }),
+        )
+      ).error,
+    ).toBeNull();
+    const [sent] = outboxTo(stack, other);
+    expect(sent!.attachments).toEqual([mail.attachments![0]]);
+    const download = await fetch(`${stack.outboxUrl}/${sent!.id}/attachments/0`);
+    expect(download.headers.get("content-type")).toBe("text/calendar");
+    expect(await download.text()).toBe(ICS);
+  });
+
+  it("compares attachments in an Idempotency-Key's payload: the same file (as bytes or as base64) answers the first id, another file is 409 invalid_idempotent_request (idempotency keys)", async () => {
+    const to = address("invite-again");
+    const key = `invite/${to}`;
+    const withFile = (content: string | Uint8Array) =>
+      email(to, { attachments: [{ filename: "cohort.ics", content, contentType: "text/calendar" }] });
+    const first = await resend.emails.send(withFile(new TextEncoder().encode(ICS)), { idempotencyKey: key });
+    expect(first.error).toBeNull();
+    const again = await resend.emails.send(withFile(Buffer.from(ICS).toString("base64")), { idempotencyKey: key });
+    expect(again).toMatchObject({ data: { id: first.data!.id }, error: null });
+    const changed = await resend.emails.send(withFile(new TextEncoder().encode(ICS.replace("2.0", "2.1"))), {
+      idempotencyKey: key,
+    });
+    expect(changed.error).toMatchObject({ statusCode: 409, name: "invalid_idempotent_request" });
+    const renamed = await resend.emails.send(
+      email(to, {
+        attachments: [
+          { filename: "kick-off.ics", content: new TextEncoder().encode(ICS), contentType: "text/calendar" },
+        ],
+      }),
+      { idempotencyKey: key },
+    );
+    expect(renamed.error).toMatchObject({ statusCode: 409, name: "invalid_idempotent_request" });
+    const without = await resend.emails.send(email(to), { idempotencyKey: key });
+    expect(without.error).toMatchObject({ statusCode: 409, name: "invalid_idempotent_request" });
+    expect(outboxTo(stack, to)).toHaveLength(1);
+  });
+
+  it("refuses through the library what the stand-in does not take (path, contentId), an attachment without filename, and content that is not base64, with 422 validation_error, sending nothing", async () => {
+    const to = address("refused-file");
+    const send = (attachment: Record<string, unknown>) =>
+      resend.emails.send(email(to, { attachments: [attachment] }) as never);
+    expect((await send({ filename: "invoice.pdf", path: "https://example.com/invoice.pdf" })).error).toEqual({
+      statusCode: 422,
+      name: "validation_error",
+      message:
+        "The local Resend stand-in does not implement `attachments[0].path` (a file fetched from a URL): the product does not send it.",
+    });
+    expect((await send({ filename: "logo.png", content: new Uint8Array([1]), contentId: "logo" })).error).toEqual({
+      statusCode: 422,
+      name: "validation_error",
+      message:
+        "The local Resend stand-in does not implement `attachments[0].content_id` (an inline image): the product does not send it.",
+    });
+    expect((await send({ content: new TextEncoder().encode(ICS) })).error).toEqual({
+      statusCode: 422,
+      name: "validation_error",
+      message: "Missing `attachments[0].filename` field.",
+    });
+    expect((await send({ filename: "cohort.ics" })).error).toEqual({
+      statusCode: 422,
+      name: "validation_error",
+      message: "Missing `attachments[0].content` field.",
+    });
+    // The file itself where its base64 belongs.
+    expect((await send({ filename: "cohort.ics", content: ICS })).error).toEqual({
+      statusCode: 422,
+      name: "validation_error",
+      message: "Invalid `attachments[0].content` field. It must be the file's bytes in base64 (RFC 4648, padded).",
+    });
+    expect(outboxTo(stack, to)).toEqual([]);
+  });
+
+  it("refuses more than 40MB of base64 attachments with 422 (Send Email: attachments), and a body over the stand-in's own cap unread with 400, sending nothing", async () => {
+    const to = address("too-big");
+    // 30 MB of bytes are 40 MB of base64: one more group of four is over.
+    const over = await resend.emails.send(
+      email(to, {
+        attachments: [
+          { filename: "a.bin", content: "A".repeat(20_000_000) },
+          { filename: "b.bin", content: "A".repeat(20_000_004) },
+        ],
+      }),
+    );
+    expect(over.error).toEqual({
+      statusCode: 422,
+      name: "validation_error",
+      message:
+        "Attachments may be at most 40MB per email (40000000 bytes), after Base64 encoding; these are 40000004 bytes.",
+    });
+    // Past MAX_BODY_BYTES (50 MiB) the stand-in reads nothing: refused as any body it cannot take.
+    const huge = await resend.emails.send(
+      email(to, { attachments: [{ filename: "huge.bin", content: "A".repeat(MAX_BODY_BYTES) }] }),
+    );
+    expect(huge.error).toEqual({
+      statusCode: 400,
+      name: "validation_error",
+      message: `The local Resend stand-in reads request bodies of at most ${MAX_BODY_BYTES} bytes; this one is larger.`,
+    });
+    expect(outboxTo(stack, to)).toEqual([]);
+  }, 60_000);
 
   it("refuses a request without a key with 401 missing_api_key, and a wrong key with 400 validation_error 'API key is invalid', as the live API answers (Errors)", async () => {
     const to = address("nokey");
