@@ -14,6 +14,7 @@ import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { load } from "js-yaml";
 import { format, resolveConfig } from "prettier";
+import { isDay } from "../packages/shared/cohort.ts";
 
 const root = join(import.meta.dirname, "..");
 export const CATALOGUE_FILE = join(root, "functions/_shared/catalogue.ts");
@@ -27,6 +28,7 @@ interface Product {
   description: string;
   priceCents: number;
   currency: string;
+  cohortStarts: string[];
 }
 
 type Yaml = Record<string, unknown>;
@@ -58,6 +60,22 @@ function cents(data: Yaml, key: string, file: string): number {
   return value;
 }
 
+/**
+ * A cohort program's start days as YYYY-MM-DD, sorted (js-yaml reads an unquoted day as a Date);
+ * none for a self-paced program. Throws, naming the file, for anything that is not a day.
+ */
+function cohortStarts(program: Yaml, file: string): string[] {
+  const cohort = program.cohort;
+  if (cohort === undefined) return [];
+  const starts = isRecord(cohort) ? (cohort.starts ?? []) : undefined;
+  if (!Array.isArray(starts)) throw new Error(`${shown(file)}: \`cohort.starts\` must be a list of days`);
+  const days = starts.map((start) => (start instanceof Date ? start.toISOString().slice(0, 10) : start));
+  const bad = days.find((day) => !isDay(day));
+  if (bad !== undefined)
+    throw new Error(`${shown(file)}: \`cohort.starts\` has ${String(bad)}, not a day (YYYY-MM-DD)`);
+  return [...new Set(days as string[])].sort();
+}
+
 /** The catalogue module's source for the programs in `contentDir`, formatted as the repo formats code. */
 export async function catalogueSource(contentDir = join(root, "content")): Promise<string> {
   const dir = join(contentDir, "programs");
@@ -75,6 +93,7 @@ export async function catalogueSource(contentDir = join(root, "content")): Promi
         description: text(program, "description", file).replace(/\s+/g, " ").trim(),
         priceCents: cents(program, "priceCents", file),
         currency: "usd",
+        cohortStarts: cohortStarts(program, file),
       };
     });
   const site = readYaml(join(contentDir, "site.yaml")).site;
@@ -82,6 +101,10 @@ export async function catalogueSource(contentDir = join(root, "content")): Promi
   const businessEmail = isRecord(contact) ? contact.email : undefined;
   if (typeof businessEmail !== "string" || !businessEmail.includes("@")) {
     throw new Error("content/site.yaml: site.contact.email is where lead notifications go, and must be an address");
+  }
+  const timeZone = isRecord(site) ? site.timeZone : undefined;
+  if (typeof timeZone !== "string" || !timeZone) {
+    throw new Error("content/site.yaml: site.timeZone is the business's time zone, in which cohorts start");
   }
   const brand = isRecord(site) ? site.brand : undefined;
   if (typeof brand !== "string" || brand.trim() === "") {
@@ -102,6 +125,11 @@ export interface CatalogueProduct {
   /** One-time price in cents. */
   priceCents: number;
   currency: string;
+  /**
+   * A cohort program's start days (YYYY-MM-DD, in TIME_ZONE, sorted): the checkout sells a seat in
+   * the cohort packages/shared/cohort.ts picks, and none when it picks none. Empty: self-paced.
+   */
+  cohortStarts: readonly string[];
 }
 
 export const CATALOGUE: readonly CatalogueProduct[] = ${JSON.stringify(products, null, 2)};
@@ -111,6 +139,9 @@ export const BUSINESS_EMAIL = ${JSON.stringify(businessEmail)};
 
 /** The business's name, as the e-mails sign and brand them (content/site.yaml \`site.brand\`). */
 export const BRAND = ${JSON.stringify(brand.trim())};
+
+/** The business's time zone, in which cohorts start (content/site.yaml \`site.timeZone\`). */
+export const TIME_ZONE = ${JSON.stringify(timeZone)};
 `;
   return format(source, { ...(await resolveConfig(CATALOGUE_FILE)), filepath: CATALOGUE_FILE });
 }

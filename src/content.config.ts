@@ -222,7 +222,7 @@ export const collections = {
   accountPages: defineCollection({ loader: page("account.yaml"), schema: accountPagesSchema }),
   portalPages: defineCollection({ loader: page("portal.yaml"), schema: portalPagesSchema }),
   checkoutPages: defineCollection({ loader: page("checkout.yaml"), schema: checkoutPagesSchema }),
-  offers: defineCollection({ loader: dataFile("./content/offers.yaml"), schema: offerSchema }),
+  offers: defineCollection({ loader: dataFile("./content/offers.yaml"), schema: offerSchema(ref) }),
   charts: defineCollection({ loader: dataFile("./content/charts.yaml"), schema: chartSchema }),
   legal: defineCollection({ loader: folder("legal", "*.md"), schema: legalSchema }),
   lessons: defineCollection({ loader: lessons(), schema: lessonSchema(ref, courseFacts) }),

@@ -13,6 +13,11 @@ export interface CatalogueProduct {
   /** One-time price in cents. */
   priceCents: number;
   currency: string;
+  /**
+   * A cohort program's start days (YYYY-MM-DD, in TIME_ZONE, sorted): the checkout sells a seat in
+   * the cohort packages/shared/cohort.ts picks, and none when it picks none. Empty: self-paced.
+   */
+  cohortStarts: readonly string[];
 }
 
 export const CATALOGUE: readonly CatalogueProduct[] = [
@@ -25,6 +30,7 @@ export const CATALOGUE: readonly CatalogueProduct[] = [
       "Twelve weeks of cohort coaching that install a repeatable sales process, an ideal-client focus and AI workflows that give you back your week.",
     priceCents: 1500000,
     currency: "usd",
+    cohortStarts: ["2027-01-11", "2027-04-12", "2027-07-12"],
   },
   {
     id: "growth-mindset",
@@ -35,6 +41,7 @@ export const CATALOGUE: readonly CatalogueProduct[] = [
       "Rewire the beliefs that cap your production. Six self-paced modules on confidence, rejection, money conversations and the daily habits of top-producing advisors.",
     priceCents: 30000,
     currency: "usd",
+    cohortStarts: [],
   },
   {
     id: "os-accelerator",
@@ -45,6 +52,7 @@ export const CATALOGUE: readonly CatalogueProduct[] = [
       "Build the operating system of your firm: documented workflows, a clean tech stack and a team that runs the service calendar without you.",
     priceCents: 299900,
     currency: "usd",
+    cohortStarts: [],
   },
 ];
 
@@ -53,3 +61,6 @@ export const BUSINESS_EMAIL = "success@advisoraccelerator.com";
 
 /** The business's name, as the e-mails sign and brand them (content/site.yaml `site.brand`). */
 export const BRAND = "Advisor Accelerator";
+
+/** The business's time zone, in which cohorts start (content/site.yaml `site.timeZone`). */
+export const TIME_ZONE = "America/Chicago";

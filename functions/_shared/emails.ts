@@ -6,9 +6,11 @@
  * table-based with inline styles, as mail clients need.
  */
 import type { AttributionKey } from "../../packages/shared/checkout-request.ts";
+import { formatDay } from "../../packages/shared/cohort.ts";
 import { formatCents } from "../../packages/shared/money.ts";
 // The business as its e-mails name it: content/site.yaml's brand, through the generated catalogue.
 import { BRAND } from "./catalogue.ts";
+import { COHORT_CALENDAR_FILE, cohortCalendar } from "./calendar.ts";
 import type { Email } from "./mail.ts";
 
 const escape = (value: string) =>
@@ -101,17 +103,38 @@ export interface OrderFacts {
   reference: string;
   /** The buyer's account e-mail. */
   email: string;
+  /**
+   * For a cohort program, the buyer's cohort (stripe_orders.cohort_start): its start day, whether
+   * it has started by the time the e-mail is written, and when the order was made.
+   */
+  cohort?: { start: string; started: boolean; orderedAt: Date };
 }
 
 const link = (site: string, path: string) => new URL(path, site).href;
 
-const orderRows = (facts: OrderFacts, amountLabel: string): Part => ({
+/** The order's facts; with `cohort`, the start day of the buyer's cohort too (the access e-mail). */
+const orderRows = (facts: OrderFacts, amountLabel: string, cohort = false): Part => ({
   facts: [
     ["Program", facts.program.name],
+    ...(cohort && facts.cohort ? [["Cohort starts", formatDay(facts.cohort.start)] as [string, string]] : []),
     [amountLabel, formatCents(facts.amountCents, facts.currency)],
     ["Order", facts.reference],
   ],
 });
+
+/** What a cohort program's buyer has now and when the rest opens; nothing for a self-paced program. */
+function cohortParts(facts: OrderFacts): Part[] {
+  const { cohort } = facts;
+  if (!cohort) return [];
+  const day = formatDay(cohort.start);
+  return [
+    {
+      p: cohort.started
+        ? `Your cohort started on ${day}, and you join it now: the orientation and the weeks so far are open in your client portal, and each later module opens on its week.`
+        : `Your cohort starts on ${day}. The orientation is open in your client portal now; each module opens on its week from that day. The attached calendar file puts the start in your calendar.`,
+    },
+  ];
+}
 
 /**
  * Access granted, to every buyer. A buyer whose account is new gets their set-password link in
@@ -125,7 +148,8 @@ export function accessEmail(facts: OrderFacts, setPasswordUrl: string | null): E
         {
           p: `Thank you for your purchase. We created your ${BRAND} account for ${facts.email}; choose a password and your program opens in the client portal.`,
         },
-        orderRows(facts, "Amount paid"),
+        ...cohortParts(facts),
+        orderRows(facts, "Amount paid", true),
         { button: { label: "Set your password", href: setPasswordUrl } },
         {
           note: `The link works once and for an hour. If it has expired, enter ${facts.email} at ${link(facts.site, "/forgot-password")} and we will send a new one.`,
@@ -134,13 +158,38 @@ export function accessEmail(facts: OrderFacts, setPasswordUrl: string | null): E
       ])
     : render(`You now have ${name}`, `You now have ${name}`, [
         {
-          p: `Thank you for your purchase. ${name} is in your client portal now: sign in with ${facts.email} and start with the first lesson.`,
+          p: `Thank you for your purchase. ${name} is in your client portal now: sign in with ${facts.email} and start with ${facts.cohort ? "the orientation" : "the first lesson"}.`,
         },
-        orderRows(facts, "Amount paid"),
+        ...cohortParts(facts),
+        orderRows(facts, "Amount paid", true),
         { button: { label: `Open ${name}`, href: course } },
         { note: "Stripe sends your payment receipt separately. Questions about your order? Reply to this e-mail." },
       ]);
-  return { ...mail, to: facts.email };
+  const calendar = facts.cohort && !facts.cohort.started ? facts.cohort : null;
+  return {
+    ...mail,
+    to: facts.email,
+    ...(calendar
+      ? {
+          attachments: [
+            {
+              filename: COHORT_CALENDAR_FILE,
+              contentType: "text/calendar; charset=utf-8; method=PUBLISH",
+              text: cohortCalendar(
+                {
+                  id: facts.reference,
+                  programName: name,
+                  start: calendar.start,
+                  courseUrl: course,
+                  orderedAt: calendar.orderedAt,
+                },
+                BRAND,
+              ),
+            },
+          ],
+        }
+      : {}),
+  };
 }
 
 /** A bank debit was declined after the checkout: nothing charged, no access, how to try again. */

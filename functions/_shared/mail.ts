@@ -17,6 +17,8 @@ export interface Email {
   text: string;
   /** Where a reply goes, when not to MAIL_REPLY_TO (a lead's notification: the lead). */
   replyTo?: string;
+  /** Text files sent with it (a cohort's calendar file), encoded as UTF-8. */
+  attachments?: { filename: string; contentType: string; text: string }[];
 }
 
 /** Why a send failed; `retryable` when a later attempt may succeed (outage, rate limit). */
@@ -55,10 +57,21 @@ const MAX_WAIT_MS = 2_000;
  */
 export async function sendEmail(env: Env, email: Email, idempotencyKey: string): Promise<string | null> {
   const { RESEND_API_KEY, MAIL_FROM } = required(env, ["RESEND_API_KEY", "MAIL_FROM"]);
-  const { replyTo: own, ...message } = email;
+  const { replyTo: own, attachments, ...message } = email;
   const replyTo = own ?? env.MAIL_REPLY_TO?.trim();
   const resend = client(RESEND_API_KEY, env.RESEND_API_URL?.trim() ?? "");
-  const payload = { from: MAIL_FROM, ...message, ...(replyTo ? { replyTo } : {}) };
+  const files = attachments?.map(({ filename, contentType, text }) => ({
+    filename,
+    contentType,
+    // The library sends bytes as base64, as Resend's API takes them.
+    content: new TextEncoder().encode(text),
+  }));
+  const payload = {
+    from: MAIL_FROM,
+    ...message,
+    ...(replyTo ? { replyTo } : {}),
+    ...(files?.length ? { attachments: files } : {}),
+  };
   for (let attempt = 1; ; attempt++) {
     const { data, error, headers } = await resend.emails.send(payload, { idempotencyKey });
     if (data) return data.id;

@@ -1,7 +1,8 @@
 /**
  * `checkout-status`: what the success page (/checkout/success?session_id=…) shows about one
  * Checkout Session, read from Stripe: the program, the amount, the address the e-mails go to,
- * the order reference, and where the payment stands (paid, still processing, failed). It answers
+ * the order reference, the cohort a cohort program's buyer joins, and where the payment stands
+ * (paid, still processing, failed). It answers
  * only for the session id it is given, which only its buyer holds (Stripe puts it in the success
  * URL), and only for this site's sessions; nothing about any other order. GET, no JWT (the page
  * calls it without supabase-js), CORS for the site's origins. Runs under Node (local stack,
@@ -12,6 +13,7 @@ import { CATALOGUE } from "../_shared/catalogue.ts";
 import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
 import { ConfigError, type Env, type FunctionVariable, json } from "../_shared/env.ts";
 import { orderReference } from "../_shared/order-reference.ts";
+import { sessionCohort } from "../_shared/session-cohort.ts";
 import { type Stripe, stripeClient } from "../_shared/stripe.ts";
 
 /** What the function reads from its environment (functions/_shared/env.ts checks them at start). */
@@ -72,6 +74,7 @@ export default async function handler(request: Request, env: Env): Promise<Respo
     currency: session.currency ?? product.currency,
     email: session.customer_details?.email ?? session.customer_email ?? null,
     reference: await orderReference(session.id),
+    cohortStart: sessionCohort(session, product),
   };
   return answer(status);
 }

@@ -6,19 +6,23 @@
  * so every paid session is tied to a buyer; the program key and the visit's attribution go into
  * the session's metadata, where the webhook reads them, and the buyer's address into the payment
  * as `receipt_email`, where Stripe sends its receipt. An address whose account already owns the
- * program (or is paying for it by bank debit) gets 409 and no session. A flood gets 429 with
+ * program (or is paying for it by bank debit) gets 409 and no session. A cohort program sells a
+ * seat in the cohort the shared rule picks today (packages/shared/cohort.ts), whose start day goes
+ * into the metadata as `cohort_start` for the webhook to record on the order; with no cohort open
+ * to join it gets 409 `enrolment_closed` and no session. A flood gets 429 with
  * Retry-After and creates nothing at Stripe (LIMITS). Runs under Node (local stack, tests) and Deno
  * (Supabase Edge, ./index.ts).
  */
 import { readJson } from "../_shared/body.ts";
 import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
 import { sha256Hex } from "../_shared/digest.ts";
-import type { CatalogueProduct } from "../_shared/catalogue.ts";
+import { type CatalogueProduct, TIME_ZONE } from "../_shared/catalogue.ts";
 import { ConfigError, type Env, type FunctionVariable, json } from "../_shared/env.ts";
 import { clientAddress, type Limit, overLimit, tooMany } from "../_shared/rate-limit.ts";
 import { type Stripe, stripeClient } from "../_shared/stripe.ts";
 import { adminClient } from "../_shared/supabase-admin.ts";
 import { readCheckoutRequest } from "./request.ts";
+import { type Cohort, cohortAt } from "../../packages/shared/cohort.ts";
 
 /** What the function reads from its environment (functions/_shared/env.ts checks them at start). */
 export const ENV = [
@@ -144,6 +148,29 @@ async function alreadyBought(env: Env, email: string, product: CatalogueProduct)
 }
 
 /**
+ * The cohort a buyer of `product` joins now, or the 409 to answer when no cohort is open to join;
+ * `cohort` is null for a self-paced program.
+ */
+export function seatFor(
+  product: CatalogueProduct,
+  at: Date = new Date(),
+): { cohort: Cohort | null; refused: null } | { cohort: null; refused: Response } {
+  if (product.cohortStarts.length === 0) return { cohort: null, refused: null };
+  const cohort = cohortAt(product.cohortStarts, TIME_ZONE, at);
+  if (cohort) return { cohort, refused: null };
+  return {
+    cohort: null,
+    refused: json(
+      {
+        error: `Enrolment in ${product.name} is closed: no cohort is open to join. Book a call and we will tell you when the next one starts.`,
+        code: "enrolment_closed",
+      },
+      409,
+    ),
+  };
+}
+
+/**
  * The most a checkout request may hold: the program, the e-mail, two addresses and the visit's
  * first touch (at most 4 KB in the order, `stripe_orders.attribution`) fit in a fraction of it.
  */
@@ -162,6 +189,8 @@ export default async function handler(request: Request, env: Env): Promise<Respo
   const read = readCheckoutRequest(parsed.body, origins);
   if (!read.ok) return answer({ error: read.error }, read.status);
   const { product, email, successUrl, cancelUrl, attribution } = read.request;
+  const seat = seatFor(product);
+  if (seat.refused) return withCors(request, seat.refused, origins);
   const wait = await floodWait(request, env, email);
   if (wait > 0) return answer(tooMany(wait), 429, { "retry-after": String(wait) });
   const refused = await alreadyBought(env, email, product);
@@ -179,7 +208,11 @@ export default async function handler(request: Request, env: Env): Promise<Respo
           line_items: [{ price: priceId, quantity: 1 }],
           success_url: successUrl,
           cancel_url: cancelUrl,
-          metadata: { product_key: product.key, ...attribution },
+          metadata: {
+            product_key: product.key,
+            ...(seat.cohort ? { cohort_start: seat.cohort.start } : {}),
+            ...attribution,
+          },
           // Stripe e-mails its receipt to this address when the payment succeeds (live mode).
           payment_intent_data: { metadata: { product_key: product.key }, receipt_email: email },
         },

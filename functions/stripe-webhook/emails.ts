@@ -10,11 +10,12 @@
  * `npm run stripe:reconcile` sends whatever is left.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
-import { CATALOGUE } from "../_shared/catalogue.ts";
+import { CATALOGUE, TIME_ZONE } from "../_shared/catalogue.ts";
 import { accessEmail, type OrderFacts, paymentFailedEmail, refundEmail } from "../_shared/emails.ts";
 import { type Env, required } from "../_shared/env.ts";
 import { type Email, MailError, sendEmail } from "../_shared/mail.ts";
 import { orderReference } from "../_shared/order-reference.ts";
+import { dayIn } from "../../packages/shared/cohort.ts";
 
 type Kind = "access" | "payment_failed" | "refund";
 
@@ -31,6 +32,10 @@ interface ClaimedEmail {
   confirmed: boolean;
   /** The set-password link kept for them, while it is fresh. */
   link_token_hash: string | null;
+  /** The start day of the buyer's cohort (a cohort program), YYYY-MM-DD; null for a self-paced one. */
+  cohort_start: string | null;
+  /** When the order was made. */
+  order_date: string;
 }
 
 /** What sending the queued e-mails of one session came to. */
@@ -91,6 +96,15 @@ async function render(admin: SupabaseClient, site: string, sessionId: string, cl
     currency: claimed.currency,
     reference: await orderReference(sessionId),
     email: claimed.email,
+    ...(claimed.cohort_start
+      ? {
+          cohort: {
+            start: claimed.cohort_start,
+            started: dayIn(TIME_ZONE) >= claimed.cohort_start,
+            orderedAt: new Date(claimed.order_date),
+          },
+        }
+      : {}),
   };
   switch (claimed.kind) {
     case "access":

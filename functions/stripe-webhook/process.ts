@@ -12,6 +12,7 @@ import type { SupabaseClient } from "@supabase/supabase-js";
 import { BUSINESS_EMAIL, CATALOGUE, type CatalogueProduct } from "../_shared/catalogue.ts";
 import { paymentReviewEmail } from "../_shared/emails.ts";
 import { sendEmail } from "../_shared/mail.ts";
+import { sessionCohort } from "../_shared/session-cohort.ts";
 import { ATTRIBUTION_KEYS } from "../../packages/shared/checkout-request.ts";
 import type { Env } from "../_shared/env.ts";
 import type { Stripe } from "../_shared/stripe.ts";
@@ -328,6 +329,7 @@ async function recordSession(
     p_buyer_email: prepared.claimed ? buyerEmail : null,
     p_receipt_url: receiptUrl,
     p_link_token_hash: buyer?.linkTokenHash ?? null,
+    p_cohort_start: sessionCohort(session, product),
   });
   if (error) throw new RetryableError(`Recording ${event.type} ${event.id} failed: ${error.message}`);
   await sendEmails(session.id, deps, log);

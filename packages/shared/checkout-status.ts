@@ -19,4 +19,6 @@ export interface CheckoutStatus {
   email: string | null;
   /** The order reference the e-mails and the purchase history show. */
   reference: string;
+  /** For a cohort program, the first day (YYYY-MM-DD) of the cohort the buyer joins; null for a self-paced one. */
+  cohortStart: string | null;
 }

@@ -1,7 +1,9 @@
 /** Typed access to the content collections, sorted the way pages show them. */
 import { getCollection, getEntry } from "astro:content";
 import { EMBED_BOOKING_SCRIPT_URL, EMBED_BOOKING_WIDGET_URL, EMBED_CONSULTATION_FORM_URL } from "astro:env/server";
-import { withBrand } from "./copy";
+import { formatCents } from "@advisor-accelerator/shared/money.ts";
+import { fill, withBrand } from "./copy";
+import { offerPrice } from "./offer";
 import { titleWithBrand } from "./title";
 
 /**
@@ -139,6 +141,29 @@ export async function getOffer(ref: Ref<"offers">) {
   const entry = await getEntry(ref);
   if (!entry) throw new Error(`content/offers.yaml has no offer "${ref.id}"`);
   return withBrand(entry.data, await brand());
+}
+
+/**
+ * The coached offer built around `program` (content/offers.yaml, its `program`), with `{brand}`
+ * filled in and its price as pages write it; null when the program has none.
+ */
+export async function getCoachedOffer(program: ProgramRef) {
+  const entry = (await getCollection("offers")).find((offer) => offer.data.program.id === program.id);
+  if (!entry) return null;
+  const offer = withBrand(entry.data, await brand());
+  const { perMonth } = (await getCopy()).offer;
+  return { ...offer, price: offerPrice(offer, formatCents, (cents) => fill(perMonth, { amount: formatCents(cents) })) };
+}
+
+/**
+ * The line that names `program`'s coached offer and its price (content/shared-copy.yaml
+ * `offers.coached`), with its link's words; null for a program without one.
+ */
+export async function getCoachedLine(program: ProgramRef) {
+  const offer = await getCoachedOffer(program);
+  if (!offer) return null;
+  const { coached } = (await getCopy()).offers;
+  return { text: fill(coached.text, { price: offer.price }), apply: coached.apply };
 }
 
 export async function getChart(ref: Ref<"charts">) {

@@ -120,6 +120,8 @@ export type Database = {
           /** First-touch attribution of the visit that bought: utm_*, referrer, landing_page (packages/shared/checkout-request.ts). */
           attribution: Json;
           checkout_session_id: string;
+          /** Start day of the cohort the buyer joined (cohort programs; null for self-paced), in the program's time zone: chosen by stripe-checkout, recorded by the webhook. */
+          cohort_start: string | null;
           created_at: string;
           currency: string;
           customer_id: string;
@@ -152,6 +154,7 @@ export type Database = {
           amount_subtotal: number | null;
           amount_total: number | null;
           checkout_session_id: string | null;
+          cohort_start: string | null;
           currency: string | null;
           customer_id: string | null;
           order_date: string | null;
@@ -175,7 +178,7 @@ export type Database = {
       has_program_access: { Args: { p_product_key: string }; Returns: boolean };
       /** When a cohort lesson of that week opens for the caller; null without access. */
       lesson_unlocks_at: { Args: { p_product_key: string; p_unlock_week: number }; Returns: string };
-      /** The day the caller's course of this program counts from (cohort start or purchase day); null without access. */
+      /** The day the caller's course of this program counts from (their cohort's start, or the purchase day when self-paced); null without access. */
       program_start_date: { Args: { p_product_key: string }; Returns: string };
     };
     Enums: {

@@ -19,3 +19,17 @@ export function offerTotals(components: readonly OfferComponent[], priceCents: n
   const savingsPercent = totalCents > 0 ? Math.max(0, Math.round((1 - priceCents / totalCents) * 100)) : 0;
   return { totalCents, monthlyTotalCents, savingsPercent };
 }
+
+/**
+ * An offer's price as the page writes it: one-time, plus the monthly price where it has one, each
+ * formatted by `cents` and the monthly by `perMonth` ("$35,000 + $450/month").
+ */
+export function offerPrice(
+  offer: { priceCents: number; monthlyPriceCents?: number },
+  cents: (amount: number) => string,
+  perMonth: (amount: number) => string,
+): string {
+  return [cents(offer.priceCents), offer.monthlyPriceCents !== undefined && perMonth(offer.monthlyPriceCents)]
+    .filter(Boolean)
+    .join(" + ");
+}

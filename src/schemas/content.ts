@@ -29,6 +29,19 @@ export const isoDay = z
     message: "must be a day written as YYYY-MM-DD, e.g. 2027-01-11",
   });
 
+/**
+ * Whether an entry (or a field's value) is sample content: written for layout and tone, not
+ * supplied or confirmed by the business (a person, a photo, a credential, a testimonial, an
+ * endorser, a statistic's source, a contact detail, a video, a cohort date). Local and preview
+ * builds show it with a "Sample" label; the production build refuses to publish it, naming the
+ * file and the field (src/integrations/sample-content.ts). Replace it with the real thing and delete the line,
+ * or delete the entry: a section left with no entries is left out of the page.
+ */
+export const sample = z
+  .boolean()
+  .default(false)
+  .describe("true while the business has not supplied or confirmed this; delete the line when it is real");
+
 /** A line of copy: a heading, a label, a list item. */
 const line = z.string().min(1);
 
@@ -79,6 +92,8 @@ export const video = z.strictObject({
   provider: z.enum(VIDEO_PROVIDERS),
   /** Wistia's media id: ten lowercase letters and digits, from the video's share link. */
   id: z.string().regex(/^[a-z0-9]{10}$/, "must be a Wistia media id: 10 lowercase letters and digits"),
+  /** A placeholder id until the business uploads the recording. */
+  sample,
 });
 
 /** The collections other content points at by id. */
@@ -172,6 +187,8 @@ export const siteSchema = (ref: Ref) =>
     contact: z.strictObject({
       email: z.email(),
       phone: z.string().min(7),
+      /** The address and number are placeholders until the business gives its own. */
+      sample,
     }),
     /**
      * Third-party embeds; leave a value empty to show the contact fallback instead. A build can
@@ -218,6 +235,12 @@ export const programSchema = z.strictObject({
   length: line,
   /** Delivery format, e.g. "Cohort coaching in six 2-week blocks". */
   format: line,
+  /**
+   * What the buyer keeps and for how long, as the checkout states it, e.g. "Lifetime access to the
+   * course and every future update". Say only what is so: the member area never ends a buyer's
+   * access to their course (a refund does), so "lifetime" is true of the course itself.
+   */
+  access: line,
   /** Checkout key used in /checkout/{key}, upper snake case. */
   checkoutKey: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "must be UPPER_SNAKE_CASE, e.g. OS_ACCELERATOR"),
   /** Checkout price in whole cents. */
@@ -246,52 +269,93 @@ export const programSchema = z.strictObject({
   order: z.number().int(),
   /**
    * For a cohort program: the days its cohorts start, in the business's time zone (`timeZone` in
-   * content/site.yaml). A buyer joins the first start on or after the day they buy (the day they
-   * buy when none is listed after it), and its lessons' `unlockWeek` counts from there. Omit for
-   * a self-paced program: all its lessons open the moment the payment completes.
+   * content/site.yaml). A buyer joins the cohort that started at most 14 days before the day they
+   * buy, otherwise the next to start (packages/shared/cohort.ts); its lessons' `unlockWeek` count
+   * from that start, and the pages that sell it say which cohort and when. With no cohort open to
+   * join, the program cannot be bought until a later start is added here. Omit for a self-paced
+   * program: all its lessons open the moment the payment completes.
    */
   cohort: z
     .strictObject({
       starts: z.array(isoDay).describe("Cohort start days, e.g. 2027-01-11").default([]),
+      /** The days are placeholders until the business sets its calendar. */
+      sample,
     })
     .optional(),
 });
 export type Program = z.infer<typeof programSchema>;
 
+/**
+ * Professional designations and licences a person may hold only in fact (CFA, CFP®, CPA, ChFC,
+ * CLU, RICP, CIMA, CPWA, CRPC, AIF, Series 7/65/66…), and the words that name a registered firm or
+ * licence. A sample person never carries one: a made-up credential on a financial adviser's site
+ * is a compliance problem, labelled or not.
+ */
+export const DESIGNATION =
+  /\b(CFA|CFP|CPA|ChFC|CLU|RICP|CIMA|CPWA|CRPC|CRPS|AIF|AAMS|CDFA|CEPA|CKA|PFS|EA|JD|MBA|PhD|Series\s?(6|7|63|65|66)|FINRA|RIA|LLC|LLP|Inc\.?)\b|®/;
+
+/** Refuses a designation (DESIGNATION) in the named text fields of an entry marked `sample`. */
+export function noSampleDesignation<K extends string>(...fields: K[]) {
+  return (entry: { sample: boolean } & Partial<Record<K, unknown>>, context: z.RefinementCtx) => {
+    if (!entry.sample) return;
+    for (const field of fields) {
+      const values = ([] as unknown[]).concat(entry[field] ?? []);
+      values.forEach((value, index) => {
+        const found = typeof value === "string" ? DESIGNATION.exec(value) : null;
+        if (found) {
+          context.addIssue({
+            code: "custom",
+            path: Array.isArray(entry[field]) ? [field, index] : [field],
+            message: `a sample person carries no designation, licence or registered firm ("${found[0]}"): say in plain words what the sample stands for`,
+          });
+        }
+      });
+    }
+  };
+}
+
 /** A client testimonial, shown only on the pages of the programs it speaks about. */
 export const testimonialSchema = (ref: Ref, image: Image) =>
-  z.strictObject({
-    name: line,
-    title: line,
-    company: line,
-    /** Assets under management as shown, e.g. "$120M AUM". */
-    aum: line,
-    quote: z.string().min(20),
-    /** Two letters shown in the avatar circle when there is no photo. */
-    initials: z.string().regex(/^[A-Z]{1,3}$/, "must be 1-3 capital letters"),
-    /** Two hex colours of the avatar gradient. */
-    gradientColors: z.tuple([cssColor, cssColor]),
-    /**
-     * The client's photo, with their written consent: a file beside the entry, e.g.
-     * `./photos/jane-doe.jpg`, square or nearly, at least 160 px a side. Omit for the initials.
-     */
-    photo: image().optional(),
-    /** The client telling their story on video, with their consent; a play button shows it on the card. */
-    video: video.optional(),
-    /** The programs this testimonial speaks about (ids in content/programs); it appears on their pages. */
-    programs: z.array(ref("programs")).min(1, "name at least one program the testimonial speaks about"),
-  });
+  z
+    .strictObject({
+      name: line,
+      title: line,
+      company: line,
+      /** Assets under management as shown, e.g. "$120M AUM". */
+      aum: line,
+      quote: z.string().min(20),
+      /** Two letters shown in the avatar circle when there is no photo. */
+      initials: z.string().regex(/^[A-Z]{1,3}$/, "must be 1-3 capital letters"),
+      /** Two hex colours of the avatar gradient. */
+      gradientColors: z.tuple([cssColor, cssColor]),
+      /**
+       * The client's photo, with their written consent: a file beside the entry, e.g.
+       * `./photos/jane-doe.jpg`, square or nearly, at least 160 px a side. Omit for the initials.
+       */
+      photo: image().optional(),
+      /** The client telling their story on video, with their consent; a play button shows it on the card. */
+      video: video.optional(),
+      /** The programs this testimonial speaks about (ids in content/programs); it appears on their pages. */
+      programs: z.array(ref("programs")).min(1, "name at least one program the testimonial speaks about"),
+      /** Not a real client's words yet: written for layout and tone. */
+      sample,
+    })
+    .superRefine(noSampleDesignation("name", "title", "company"));
 export type Testimonial = z.infer<ReturnType<typeof testimonialSchema>>;
 
 /** An endorsement in the home page quote carousel and logo strip. */
-export const endorsementSchema = z.strictObject({
-  quote: z.string().min(20),
-  author: line,
-  role: line,
-  /** Firm shown as a wordmark in the hero strip. */
-  firm: line,
-  order: z.number().int(),
-});
+export const endorsementSchema = z
+  .strictObject({
+    quote: z.string().min(20),
+    author: line,
+    role: line,
+    /** Firm shown as a wordmark in the hero strip. */
+    firm: line,
+    order: z.number().int(),
+    /** Not a real endorser's words yet: written for layout and tone. */
+    sample,
+  })
+  .superRefine(noSampleDesignation("author", "role", "firm"));
 export type Endorsement = z.infer<typeof endorsementSchema>;
 
 /** A headline number, e.g. 300% average AUM growth, with where it comes from. */
@@ -301,29 +365,35 @@ export const statSchema = z.strictObject({
   /** Where the number comes from, shown as a footnote under the numbers. */
   source: statSource,
   order: z.number().int(),
+  /** The source is a placeholder (or the figure unconfirmed) until the business confirms both. */
+  sample,
 });
 
 /** A coach: shown on the home page and on the pages of the programs they coach. */
 export const coachSchema = (ref: Ref, image: Image) =>
-  z.strictObject({
-    name: line,
-    /** What they do here, e.g. "Founder and head coach". */
-    role: line,
-    /**
-     * Their portrait: a file beside the entry, e.g. `./photos/jane-doe.jpg`, at least 400 x 500 px
-     * (shown 4:5, cropped to the centre). Omit until the business has one: the card shows the
-     * coach's initials instead, never a stand-in face.
-     */
-    photo: image().optional(),
-    /** Two to four sentences: what they did before and what they coach now. */
-    bio: z.string().min(80).max(600),
-    /** Short statements of experience, one line each. */
-    credentials: z.array(line).min(1).max(5),
-    /** The programs they coach (ids in content/programs): they appear on those programs' pages. */
-    programs: z.array(ref("programs")).min(1, "name at least one program the coach coaches"),
-    /** Position in lists, lowest first. */
-    order: z.number().int(),
-  });
+  z
+    .strictObject({
+      name: line,
+      /** What they do here, e.g. "Founder and head coach". */
+      role: line,
+      /**
+       * Their portrait: a file beside the entry, e.g. `./photos/jane-doe.jpg`, at least 400 x 500 px
+       * (shown 4:5, cropped to the centre). Omit until the business has one: the card shows the
+       * coach's initials instead, never a stand-in face.
+       */
+      photo: image().optional(),
+      /** Two to four sentences: what they did before and what they coach now. */
+      bio: z.string().min(80).max(600),
+      /** Short statements of experience, one line each. */
+      credentials: z.array(line).min(1).max(5),
+      /** The programs they coach (ids in content/programs): they appear on those programs' pages. */
+      programs: z.array(ref("programs")).min(1, "name at least one program the coach coaches"),
+      /** Position in lists, lowest first. */
+      order: z.number().int(),
+      /** Not a real coach yet: the profile stands in for one the business will supply. */
+      sample,
+    })
+    .superRefine(noSampleDesignation("name", "role", "bio", "credentials"));
 export type Coach = z.infer<ReturnType<typeof coachSchema>>;
 
 const iconName = z.enum(["chart", "users", "cpu", "clock", "map", "target", "shield", "rocket", "star", "briefcase"]);
@@ -590,7 +660,7 @@ export const advisorOsPageSchema = (ref: Ref) =>
        * What the program gives back, by when: each card's label is the timeframe, its title the
        * figure, and its source where the figure comes from (a footnote).
        */
-      payoff: section.extend({ items: z.array(card.extend({ label: line, source: statSource })).min(1) }),
+      payoff: section.extend({ items: z.array(card.extend({ label: line, source: statSource, sample })).min(1) }),
       /** The testimonials. */
       videos: headingOnly,
       included: pointSection,
@@ -747,6 +817,36 @@ export const sharedCopySchema = z.strictObject({
   programFacts: z.strictObject({ format: line, length: line, bestFor: line, support: line, price: line }),
   /** A program page's way to buy at once, under the hero's buttons: {price} is its checkout price. */
   enroll: copy("price"),
+  /**
+   * A cohort program's cohort, wherever the program is sold: the one a buyer joins today
+   * (packages/shared/cohort.ts), from content/programs' `cohort.starts` and today's date in the
+   * business's time zone. {date} is its first day in full ("Monday, January 11, 2027").
+   */
+  cohort: z.strictObject({
+    /** It starts later: the program page, /purchase-course, /programs. */
+    next: copy("date"),
+    /** It started in the last 14 days, and a buyer joins it with its weeks so far open. */
+    started: copy("date"),
+    /** No cohort is open to join: shown in place of the ways to buy. */
+    closed: line,
+    /** The link after `closed`, to the program's consultation page. */
+    ask: line,
+    /** The checkout's first note, where a self-paced program's says "Instant access after payment". */
+    checkout: z.strictObject({ next: copy("date"), started: copy("date") }),
+  }),
+  /**
+   * A program's two offers: the coached offer its sales page stacks (content/offers.yaml), sold by
+   * application, and the program itself at its checkout price. Each says which it is and names the
+   * other, so one program is never shown at two prices unexplained.
+   */
+  offers: z.strictObject({
+    /** Under a sales page's offer: that it is the coached offer, by application. */
+    byApplication: line,
+    /** After it: the program's own price ({price}), and `buy`, the link to its checkout. */
+    alone: z.strictObject({ text: copy("price"), buy: line }),
+    /** On a program page and its checkout: the coached offer ({price}), and `apply`, the link to its consultation page. */
+    coached: z.strictObject({ text: copy("price"), apply: line }),
+  }),
   /** The program cards (the home page, /programs). */
   programCards: z.strictObject({
     /** Each card's link to its program's page. */
@@ -806,33 +906,42 @@ export const sharedCopySchema = z.strictObject({
 });
 export type SharedCopy = z.infer<typeof sharedCopySchema>;
 
-/** A marketing offer stack; its total value and savings are computed from the components. */
-export const offerSchema = z.strictObject({
-  heading: line,
-  components: z
-    .array(
-      z.strictObject({
-        name: line,
-        description: z.string().optional(),
-        /** One-time value in whole cents. */
-        valueCents: cents.optional(),
-        /** Recurring value per month in whole cents. */
-        monthlyValueCents: cents.optional(),
-      }),
-    )
-    .min(1),
-  /** One-time price in whole cents. */
-  priceCents: cents,
-  /** Recurring price per month in whole cents, if any. */
-  monthlyPriceCents: cents.optional(),
-  cta: cta,
-});
-export type Offer = z.infer<typeof offerSchema>;
+/**
+ * A coached offer, sold by application (a consultation first, then the offer the team sends), as
+ * its sales page stacks it: its total value and savings are computed from the components. It is
+ * not the program's checkout price: the page says so, beside the program's own price.
+ */
+export const offerSchema = (ref: Ref) =>
+  z.strictObject({
+    /** The program the offer is built around (its id in content/programs): its own price is named beside the offer. */
+    program: ref("programs"),
+    heading: line,
+    components: z
+      .array(
+        z.strictObject({
+          name: line,
+          description: z.string().optional(),
+          /** One-time value in whole cents. */
+          valueCents: cents.optional(),
+          /** Recurring value per month in whole cents. */
+          monthlyValueCents: cents.optional(),
+        }),
+      )
+      .min(1),
+    /** One-time price in whole cents. */
+    priceCents: cents,
+    /** Recurring price per month in whole cents, if any. */
+    monthlyPriceCents: cents.optional(),
+    cta: cta,
+  });
+export type Offer = z.infer<ReturnType<typeof offerSchema>>;
 
 /** A bar chart: labelled percentages, drawn on a 0-100% scale. */
 export const chartSchema = z.strictObject({
   title: line,
   /** Where the numbers come from, shown as a footnote under the chart. */
   source: statSource,
+  /** The source is a placeholder (or the numbers unconfirmed) until the business confirms both. */
+  sample,
   bars: z.array(z.strictObject({ label: line, percent: z.number().min(0).max(100) })).min(1),
 });

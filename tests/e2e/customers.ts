@@ -7,6 +7,8 @@ import { randomUUID } from "node:crypto";
 import { expect, type Page } from "@playwright/test";
 import { createClient } from "@supabase/supabase-js";
 import { apiKey } from "@advisor-accelerator/local-stack";
+import { cohortAt } from "@advisor-accelerator/shared/cohort.ts";
+import { CATALOGUE, TIME_ZONE } from "../../functions/_shared/catalogue.ts";
 import { LOCAL_SITE } from "./servers";
 
 /** supabase-js as server code makes it: the service role, no session kept. */
@@ -61,19 +63,25 @@ export async function createCustomer(
     const customer = await admin.from("stripe_customers").insert({ user_id: id, customer_id: customerId });
     expect(customer.error).toBeNull();
     const receipts = options.orders.some((order) => order.receiptUrl);
-    const rows = options.orders.map((order, i) => ({
-      checkout_session_id: checkoutSessionIds[i]!,
-      customer_id: customerId,
-      product_key: order.product,
-      amount_subtotal: order.cents,
-      amount_total: order.cents,
-      currency: "usd",
-      payment_status: order.status === "completed" || order.status === "refunded" ? "paid" : "unpaid",
-      status: order.status,
-      created_at: new Date(Date.now() - (order.daysAgo ?? i) * 86_400_000).toISOString(),
-      // Named only when some order has one: every row of a bulk insert lists the same columns.
-      ...(receipts ? { receipt_url: order.receiptUrl ?? null } : {}),
-    }));
+    const rows = options.orders.map((order, i) => {
+      const createdAt = new Date(Date.now() - (order.daysAgo ?? i) * 86_400_000);
+      const starts = CATALOGUE.find((p) => p.key === order.product)?.cohortStarts ?? [];
+      return {
+        checkout_session_id: checkoutSessionIds[i]!,
+        customer_id: customerId,
+        product_key: order.product,
+        amount_subtotal: order.cents,
+        amount_total: order.cents,
+        currency: "usd",
+        payment_status: order.status === "completed" || order.status === "refunded" ? "paid" : "unpaid",
+        status: order.status,
+        created_at: createdAt.toISOString(),
+        // The cohort the checkout chose that day, as the webhook records it.
+        cohort_start: cohortAt(starts, TIME_ZONE, createdAt)?.start ?? null,
+        // Named only when some order has one: every row of a bulk insert lists the same columns.
+        ...(receipts ? { receipt_url: order.receiptUrl ?? null } : {}),
+      };
+    });
     const orders = await admin.from("stripe_orders").insert(rows);
     expect(orders.error).toBeNull();
   }

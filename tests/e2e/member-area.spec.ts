@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 import { load } from "js-yaml";
-import { formatDay, today } from "../../src/features/course/logic.ts";
+import { cohortOn, dayIn, formatDay } from "@advisor-accelerator/shared/cohort.ts";
 import { axeViolations, VIEWPORTS } from "./axe";
 import { createCustomer, signIn } from "./customers";
 import { priceOf } from "./prices";
@@ -170,13 +170,13 @@ test("a cohort lesson before its week shows the day it opens, and no body", asyn
     name: "cohort",
     orders: [{ product: "AI_ACCELERATOR", status: "completed", cents: 1_500_000, daysAgo: 0 }],
   });
-  // The buyer joins the first cohort starting on or after today (content/programs/), else starts today.
+  // The buyer joins the cohort the rule picks today (packages/shared/cohort.ts), as the checkout did.
   const program = load(readFileSync(join(CONTENT, "programs/ai-advisor-accelerator.yaml"), "utf8")) as {
     cohort: { starts: (string | Date)[] };
   };
-  const day = today(TIME_ZONE);
-  const starts = program.cohort.starts.map((s) => (s instanceof Date ? s.toISOString().slice(0, 10) : s)).sort();
-  const start = starts.find((s) => s >= day) ?? day;
+  const day = dayIn(TIME_ZONE);
+  const starts = program.cohort.starts.map((s) => (s instanceof Date ? s.toISOString().slice(0, 10) : s));
+  const start = cohortOn(starts, day)?.start ?? day;
   await signIn(page, customer);
   await expect(page).toHaveURL(/\/portal$/);
 
@@ -187,11 +187,11 @@ test("a cohort lesson before its week shows the day it opens, and no body", asyn
   } else {
     await expect(lessonRegion(page)).toBeVisible();
   }
-  // Week 3 is always ahead of a buyer who paid today.
-  await page.goto("/portal/courses/ai-advisor-accelerator/map-the-four-meeting-process");
-  const weekThree = formatDay(new Date(Date.parse(`${start}T00:00:00Z`) + 14 * 86_400_000).toISOString().slice(0, 10));
-  await expect(page.getByRole("heading", { name: `This lesson opens on ${weekThree}` })).toBeVisible();
-  await expect(page.getByText(opening("ai-advisor-accelerator/map-the-four-meeting-process"))).toHaveCount(0);
+  // Week 5 is always ahead of a buyer who paid today: their cohort started at most 14 days ago.
+  await page.goto("/portal/courses/ai-advisor-accelerator/let-ai-prepare-every-meeting");
+  const weekFive = formatDay(new Date(Date.parse(`${start}T00:00:00Z`) + 28 * 86_400_000).toISOString().slice(0, 10));
+  await expect(page.getByRole("heading", { name: `This lesson opens on ${weekFive}` })).toBeVisible();
+  await expect(page.getByText(opening("ai-advisor-accelerator/let-ai-prepare-every-meeting"))).toHaveCount(0);
   // The orientation opens with the purchase.
   await page.goto("/portal/courses/ai-advisor-accelerator/how-the-twelve-weeks-run");
   await expect(lessonRegion(page)).toContainText(opening("ai-advisor-accelerator/how-the-twelve-weeks-run"));

@@ -18,7 +18,7 @@ import {
   type BundleProgram,
   COURSE_BUNDLE_VERSION,
 } from "../../src/features/course/bundle.ts";
-import { addDays, today } from "../../src/features/course/logic.ts";
+import { addDays, dayIn } from "@advisor-accelerator/shared/cohort.ts";
 import { publishCourse } from "../../src/features/course/publish.server.ts";
 
 const ZONE = "America/Chicago";
@@ -97,12 +97,18 @@ describe.each(BACKENDS)("the member area on $name", (backend) => {
   let stack: TestStack;
   let admin: SupabaseClient;
   let dir: string;
-  const cohortDay = addDays(today(ZONE), 30);
+  const cohortDay = addDays(dayIn(ZONE), 30);
   const clients: Record<string, SupabaseClient> = {};
   const ids: Record<string, string> = {};
 
-  /** A confirmed customer, signed in, with completed orders placed `daysAgo` days ago. */
-  async function customer(name: string, orders: { product: string; daysAgo: number; status?: string }[]) {
+  /**
+   * A confirmed customer, signed in, with completed orders placed `daysAgo` days ago; a cohort
+   * program's order with the cohort the webhook recorded (`cohortStart`).
+   */
+  async function customer(
+    name: string,
+    orders: { product: string; daysAgo: number; status?: string; cohortStart?: string }[],
+  ) {
     const email = `${name}@example.com`;
     const password = `pw-${name}-2026`;
     const created = await admin.auth.admin.createUser({ email, password, email_confirm: true });
@@ -113,14 +119,22 @@ describe.each(BACKENDS)("the member area on $name", (backend) => {
       expect(
         (await admin.from("stripe_customers").insert({ user_id: id, customer_id: `cus_${name}` })).error,
       ).toBeNull();
-      for (const [i, order] of orders.entries()) await placeOrder(name, order.product, order.daysAgo, order.status, i);
+      for (const [i, order] of orders.entries())
+        await placeOrder(name, order.product, order.daysAgo, order.status, i, order.cohortStart);
     }
     const client = stack.client();
     expect((await client.auth.signInWithPassword({ email, password })).error).toBeNull();
     clients[name] = client;
   }
 
-  async function placeOrder(name: string, product: string, daysAgo: number, status = "completed", n = 0) {
+  async function placeOrder(
+    name: string,
+    product: string,
+    daysAgo: number,
+    status = "completed",
+    n = 0,
+    cohortStart?: string,
+  ) {
     const { error } = await admin.from("stripe_orders").insert({
       checkout_session_id: `cs_test_${name}_${n}_${Date.now()}`,
       customer_id: `cus_${name}`,
@@ -131,6 +145,7 @@ describe.each(BACKENDS)("the member area on $name", (backend) => {
       payment_status: "paid",
       status,
       created_at: new Date(Date.now() - daysAgo * 86_400_000).toISOString(),
+      ...(cohortStart ? { cohort_start: cohortStart } : {}),
     });
     expect(error).toBeNull();
   }
@@ -153,7 +168,7 @@ describe.each(BACKENDS)("the member area on $name", (backend) => {
     await customer("other", []);
     await customer("refunded", [{ product: "GROWTH_MINDSET", daysAgo: 10, status: "refunded" }]);
     await customer("dripped", [{ product: "OS_ACCELERATOR", daysAgo: 20 }]);
-    await customer("cohort", [{ product: "AI_ACCELERATOR", daysAgo: 1 }]);
+    await customer("cohort", [{ product: "AI_ACCELERATOR", daysAgo: 1, cohortStart: cohortDay }]);
   }, 120_000);
 
   afterAll(async () => {
@@ -231,9 +246,9 @@ describe.each(BACKENDS)("the member area on $name", (backend) => {
       expect(await readable(clients.refunded!)).toEqual(["growth-mindset/preview"]);
     });
 
-    it("a cohort lesson opens on its week, counted from the day of purchase when no cohort start follows it", async () => {
+    it("a lesson with a week, in an order with no cohort, opens on its week counted from the day of purchase", async () => {
       const start = (await clients.dripped!.rpc("program_start_date", { p_product_key: "OS_ACCELERATOR" })).data;
-      expect(start).toBe(today(ZONE, new Date(Date.now() - 20 * 86_400_000)));
+      expect(start).toBe(dayIn(ZONE, new Date(Date.now() - 20 * 86_400_000)));
       // Day 20 of the course: week 3 (day 14) is open, week 4 (day 21) is not.
       expect(await readable(clients.dripped!)).toEqual(["growth-mindset/preview", "os-accelerator/week-three"]);
       const progress = await clients.dripped!.from("lesson_progress").insert({
@@ -258,14 +273,31 @@ describe.each(BACKENDS)("the member area on $name", (backend) => {
       );
     });
 
-    it("after the week comes (the cohort moved to today), the lesson opens", async () => {
-      writeBundle(dir, programs([today(ZONE)]));
+    it("the cohort recorded with the order holds when content's dates change: the buyer was told that day", async () => {
+      writeBundle(dir, programs([dayIn(ZONE)]));
       await publishCourse(admin, dir);
       try {
-        expect(await readable(clients.cohort!)).toContain("ai-advisor-accelerator/week-one");
+        expect((await clients.cohort!.rpc("program_start_date", { p_product_key: "AI_ACCELERATOR" })).data).toBe(
+          cohortDay,
+        );
+        expect(await readable(clients.cohort!)).not.toContain("ai-advisor-accelerator/week-one");
       } finally {
         writeBundle(dir, programs([cohortDay]));
         await publishCourse(admin, dir);
+      }
+    });
+
+    it("after the week comes (the order's cohort starts today), the lesson opens", async () => {
+      const order = () =>
+        admin
+          .from("stripe_orders")
+          .update({ cohort_start: dayIn(ZONE) })
+          .eq("customer_id", "cus_cohort");
+      expect((await order()).error).toBeNull();
+      try {
+        expect(await readable(clients.cohort!)).toContain("ai-advisor-accelerator/week-one");
+      } finally {
+        await admin.from("stripe_orders").update({ cohort_start: cohortDay }).eq("customer_id", "cus_cohort");
       }
     });
   });

@@ -6,16 +6,19 @@
  * separate visitors would, since the local gateway, like Supabase's, sets the client address.
  */
 import Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { addDays, cohortAt } from "../../packages/shared/cohort.ts";
 import { checkoutRequest } from "../../packages/shared/checkout-request.ts";
 import { stripeClient } from "../../functions/_shared/stripe.ts";
-import { LIMITS, MAX_BODY_BYTES } from "../../functions/stripe-checkout/handler.ts";
+import { CATALOGUE, TIME_ZONE } from "../../functions/_shared/catalogue.ts";
+import { LIMITS, MAX_BODY_BYTES, seatFor } from "../../functions/stripe-checkout/handler.ts";
 import { startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 import { nextAddress, postFrom } from "../support/client-address.ts";
 import { logTallies, Tally } from "../support/hostile.ts";
 
 const SITE = "http://localhost:4321";
 const OS = { checkoutKey: "OS_ACCELERATOR", stripeLookupKey: "os_accelerator" };
+const AI = { checkoutKey: "AI_ACCELERATOR", stripeLookupKey: "ai_accelerator" };
 
 describe("stripe-checkout", () => {
   let stack: TestStack;
@@ -71,6 +74,49 @@ describe("stripe-checkout", () => {
     expect(session.line_items!.data[0]!.price!.lookup_key).toBe("os_accelerator");
     const customer = await stripe.customers.retrieve(session.customer as string);
     expect((customer as Stripe.Customer).email).toBe("new.buyer@example.com");
+  });
+
+  it("sells a seat in the cohort the rule picks today, and names it in the session for the webhook", async () => {
+    const ai = CATALOGUE.find((p) => p.key === "AI_ACCELERATOR")!;
+    const cohort = cohortAt(ai.cohortStarts, TIME_ZONE);
+    const response = await call(checkoutRequest(SITE, AI, "cohort.buyer@example.com"));
+    if (!cohort) {
+      // Content lists no cohort open to join any more: the closed case below covers it.
+      expect(response.status).toBe(409);
+      return;
+    }
+    expect(response.status).toBe(200);
+    const { url } = (await response.json()) as { url: string };
+    const session = await stripe.checkout.sessions.retrieve(/cs_test_[A-Za-z0-9]+/.exec(url)![0]);
+    expect(session.metadata).toMatchObject({ product_key: "AI_ACCELERATOR", cohort_start: cohort.start });
+    // A self-paced program has no cohort.
+    const os = (await (await call(checkoutRequest(SITE, OS, "cohort.buyer@example.com"))).json()) as { url: string };
+    const osSession = await stripe.checkout.sessions.retrieve(/cs_test_[A-Za-z0-9]+/.exec(os.url)![0]);
+    expect(osSession.metadata).not.toHaveProperty("cohort_start");
+  });
+
+  it("refuses a cohort program when no cohort is open to join (the last started over 14 days ago): 409, nothing created", async () => {
+    const ai = CATALOGUE.find((p) => p.key === "AI_ACCELERATOR")!;
+    const last = ai.cohortStarts.at(-1)!;
+    // The business's noon, 15 days after the last cohort listed in content started.
+    vi.useFakeTimers({ toFake: ["Date"], now: new Date(`${addDays(last, 15)}T18:00:00Z`) });
+    try {
+      expect(seatFor(ai).cohort).toBeNull();
+      const before = await counts();
+      const response = await call(checkoutRequest(SITE, AI, "too.late@example.com"));
+      bad.count(response.ok);
+      expect(response.status).toBe(409);
+      const body = (await response.json()) as { error: string; code: string };
+      expect(body.code).toBe("enrolment_closed");
+      expect(body.error).toBe(
+        "Enrolment in AI Advisor Accelerator is closed: no cohort is open to join. Book a call and we will tell you when the next one starts.",
+      );
+      expect(await counts()).toEqual(before);
+      // The self-paced programs are sold as ever.
+      expect((await call(checkoutRequest(SITE, OS, "too.late@example.com"))).status).toBe(200);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("answers a visitor whose page was built with the project's publishable key, which is not a JWT", async () => {

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 import { MAX_BODY_BYTES } from "../../functions/stripe-webhook/handler.ts";
 import { stripeClient } from "../../functions/_shared/stripe.ts";
-import { BUSINESS_EMAIL } from "../../functions/_shared/catalogue.ts";
+import { BUSINESS_EMAIL, CATALOGUE } from "../../functions/_shared/catalogue.ts";
+import { addDays } from "../../packages/shared/cohort.ts";
 import {
   checkoutSession as session,
   type Delivery,
@@ -83,6 +84,49 @@ describe.each(BACKENDS)("stripe-webhook on $name", (backend) => {
     const sent = mails(email);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.html).toMatch(/\/reset-password\?token_hash=[^"&]+&(amp;)?type=invite/);
+  });
+
+  it("records the cohort the checkout sold a seat in, with the order; its access e-mail gives the start and a calendar file", async () => {
+    const cohortOf = async (sessionId: string) =>
+      (
+        await stack.db.query<{ cohort_start: string | null }>(
+          "select cohort_start::text from public.stripe_orders where checkout_session_id = $1",
+          [sessionId],
+        )
+      ).rows[0]?.cohort_start;
+    const ai = { amount_subtotal: 1_500_000, amount_total: 1_500_000 };
+    const email = `${id("cohort")}@example.com`;
+    const chosen = session(email, { ...ai, metadata: { product_key: "AI_ACCELERATOR", cohort_start: "2027-04-12" } });
+    expect((await deliver(await sign(event("checkout.session.completed", chosen)))).status).toBe(200);
+    expect(await cohortOf(chosen.id)).toBe("2027-04-12");
+    const [access] = mails(email);
+    expect(access!.text).toContain("Cohort starts: Monday, April 12, 2027");
+    expect(access!.text).toContain("Your cohort starts on Monday, April 12, 2027. The orientation is open");
+    const calendar = access!.attachments?.find((file) => file.filename === "cohort-start.ics");
+    expect(calendar?.contentType).toMatch(/^text\/calendar/);
+    const ics = Buffer.from(calendar!.content, "base64").toString("utf8");
+    expect(ics).toContain("DTSTART;VALUE=DATE:20270412\r\n");
+    expect(ics).toContain("SUMMARY:AI Advisor Accelerator: your cohort starts\r\n");
+
+    // A session opened before the checkout named cohorts: the cohort the rule picked that day, here
+    // one that had started nine days before.
+    const starts = CATALOGUE.find((p) => p.key === "AI_ACCELERATOR")!.cohortStarts;
+    const opened = Math.floor(Date.parse(`${addDays(starts[0]!, 9)}T18:00:00Z`) / 1000);
+    const older = session(`${id("older")}@example.com`, {
+      ...ai,
+      created: opened,
+      metadata: { product_key: "AI_ACCELERATOR" },
+    });
+    expect((await deliver(await sign(event("checkout.session.completed", older)))).status).toBe(200);
+    expect(await cohortOf(older.id)).toBe(starts[0]);
+
+    // A self-paced program has none; a later event keeps the cohort the order was given.
+    const selfPaced = session(`${id("self")}@example.com`);
+    expect((await deliver(await sign(event("checkout.session.completed", selfPaced)))).status).toBe(200);
+    expect(await cohortOf(selfPaced.id)).toBeNull();
+    const moved = { ...chosen, metadata: { product_key: "AI_ACCELERATOR", cohort_start: "2027-07-12" } };
+    expect((await deliver(await sign(event("checkout.session.async_payment_succeeded", moved)))).status).toBe(200);
+    expect(await cohortOf(chosen.id)).toBe("2027-04-12");
   });
 
   it("refuses unsigned, wrongly signed, stale and one-byte-changed deliveries, changing nothing (Stripe's constructEvent rules)", async () => {

@@ -33,6 +33,62 @@ describe("order e-mails", () => {
     expect(mail.text).toContain("https://advisoraccelerator.com/forgot-password");
   });
 
+  it("access to a cohort program: the cohort's first day in the text and the facts, and an .ics of it (RFC 5545)", () => {
+    const ai = {
+      ...facts,
+      program: { id: "ai-advisor-accelerator", key: "AI_ACCELERATOR", name: "AI Advisor Accelerator" },
+      amountCents: 1_500_000,
+      cohort: { start: "2027-01-11", started: false, orderedAt: new Date("2026-11-28T15:04:05Z") },
+    };
+    const mail = accessEmail(ai, null);
+    expect(mail.text).toContain("start with the orientation");
+    expect(mail.text).toContain("Your cohort starts on Monday, January 11, 2027. The orientation is open");
+    expect(mail.text).toContain("Cohort starts: Monday, January 11, 2027\n");
+    expect(mail.attachments).toHaveLength(1);
+    const [file] = mail.attachments!;
+    expect(file!.filename).toBe("cohort-start.ics");
+    expect(file!.contentType).toBe("text/calendar; charset=utf-8; method=PUBLISH");
+    const lines = file!.text.split("\r\n");
+    expect(lines.slice(0, 6)).toEqual([
+      "BEGIN:VCALENDAR",
+      "VERSION:2.0",
+      "PRODID:-//Advisor Accelerator//Cohorts//EN",
+      "CALSCALE:GREGORIAN",
+      "METHOD:PUBLISH",
+      "BEGIN:VEVENT",
+    ]);
+    expect(lines).toContain("UID:3F9A27C1-cohort@advisoraccelerator.com");
+    expect(lines).toContain("DTSTAMP:20261128T150405Z");
+    // An all-day event: DTEND is the next day, exclusive.
+    expect(lines).toContain("DTSTART;VALUE=DATE:20270111");
+    expect(lines).toContain("DTEND;VALUE=DATE:20270112");
+    expect(lines).toContain("SUMMARY:AI Advisor Accelerator: your cohort starts");
+    expect(file!.text.endsWith("END:VEVENT\r\nEND:VCALENDAR\r\n")).toBe(true);
+    // Content lines are folded at 75 octets, the continuation starting with a space.
+    for (const line of lines) expect(new TextEncoder().encode(line).length).toBeLessThanOrEqual(75);
+    const unfolded = file!.text.replace(/\r\n /g, "");
+    expect(unfolded).toContain(
+      "DESCRIPTION:Week 1 of your AI Advisor Accelerator cohort opens today in your client portal: https://advisoraccelerator.com/portal/courses/ai-advisor-accelerator",
+    );
+    // The same order gives the same file: a resent e-mail is the same e-mail.
+    expect(accessEmail(ai, null).attachments).toEqual(mail.attachments);
+  });
+
+  it("access to a cohort that has started: its weeks so far are open, and no calendar file for a day gone by", () => {
+    const mail = accessEmail(
+      {
+        ...facts,
+        program: { id: "ai-advisor-accelerator", key: "AI_ACCELERATOR", name: "AI Advisor Accelerator" },
+        cohort: { start: "2027-01-11", started: true, orderedAt: new Date("2027-01-18T15:00:00Z") },
+      },
+      null,
+    );
+    expect(mail.text).toContain("Your cohort started on Monday, January 11, 2027, and you join it now");
+    expect(mail.attachments).toBeUndefined();
+    // A self-paced program's e-mail names no cohort.
+    expect(accessEmail(facts, null).text).not.toMatch(/cohort/i);
+  });
+
   it("a failed bank debit: nothing charged, no access, the checkout to try again", () => {
     const mail = paymentFailedEmail(facts);
     expect(mail.subject).toBe("Your payment for Growth Mindset Mastery did not go through");

@@ -11,6 +11,12 @@
  * sent to it instead of paying twice; the checkout function refuses a second purchase too (409),
  * which the page shows the same way.
  *
+ * What the buyer gets is said before the payment: for a cohort program, the cohort they join and
+ * the day it starts (packages/shared/cohort.ts, the rule the checkout function sells by), in place
+ * of "Instant access"; with no cohort open to join, no form at all but that enrolment is closed
+ * (which the function would answer too). Then what the buyer keeps (the program's `access`), the
+ * guarantee, and the program's coached offer where it has one.
+ *
  * supabase-js is imported on submit, or at once for a visitor with a stored session (to know who
  * they are and read their orders), never for anyone else.
  */
@@ -20,10 +26,13 @@ import { findByCheckoutKey } from "~/lib/catalogue";
 import { formatCents } from "@advisor-accelerator/shared/money.ts";
 import type { AuthState } from "~/stores/session";
 import { inputClass, Message, Spinner, SubmitButton, useHydrated } from "~/components/ui/form";
+import { SampleBadge } from "~/components/ui/panel";
 import {
+  accessNote,
   CANCELLED_NOTICE,
   CHECKOUT_ERROR,
   type CheckoutProgram,
+  type CohortCopy,
   clearPendingCheckout,
   hasStoredSession,
   type Ownership,
@@ -45,16 +54,27 @@ interface Props {
   productKey?: string;
   /** Where the visit's first touch is kept (src/lib/attribution.ts `ATTRIBUTION_STORAGE_KEY`), given by the page. */
   attributionKey: string;
+  /** What the page says of a cohort (content/shared-copy.yaml `cohort`). */
+  cohortCopy: CohortCopy;
+  /** When the page was built: the day its HTML names the cohort for, until the island runs and names today's. */
+  builtAt: string;
 }
 
-export default function Checkout({ programs, productKey, attributionKey }: Props) {
+export default function Checkout({ programs, productKey, attributionKey, cohortCopy, builtAt }: Props) {
   const hydrated = useHydrated();
   if (productKey === undefined && !hydrated) return <Resolving />;
   // The address is read in the browser only (the shell is one static file for every key).
   const program =
     productKey === undefined ? programAt(programs, window.location.pathname) : findByCheckoutKey(programs, productKey);
   return program ? (
-    <CheckoutForm program={program} hydrated={hydrated} attributionKey={attributionKey} />
+    <CheckoutForm
+      program={program}
+      hydrated={hydrated}
+      attributionKey={attributionKey}
+      cohortCopy={cohortCopy}
+      // The HTML is the build's; once running, the page speaks of today.
+      at={hydrated ? new Date() : new Date(builtAt)}
+    />
   ) : (
     <NotFound />
   );
@@ -97,7 +117,8 @@ function goBack(event: MouseEvent<HTMLAnchorElement>) {
   }
 }
 
-const NOTES = ["Instant access after payment", "Lifetime access to the program", "30-day money-back guarantee"];
+/** The last of the checkout's notes (docs/product.md, Checkout). */
+const GUARANTEE = "30-day money-back guarantee";
 
 /**
  * Who is buying, as far as the page knows: someone not signed in; the signed-in customer, with
@@ -202,10 +223,14 @@ function CheckoutForm({
   program,
   hydrated,
   attributionKey,
+  cohortCopy,
+  at,
 }: {
   program: CheckoutProgram;
   hydrated: boolean;
   attributionKey: string;
+  cohortCopy: CohortCopy;
+  at: Date;
 }) {
   const email = useRef<HTMLInputElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
@@ -221,6 +246,8 @@ function CheckoutForm({
   const buyer = useBuyer(program.checkoutKey, hydrated);
   const signedIn = buyer.status === "signed-in" ? buyer : null;
   const price = formatCents(program.priceCents);
+  // Null: no cohort is open to join, and the program cannot be bought now.
+  const first = accessNote(program, cohortCopy, at);
 
   // Back from Stripe's page without paying (its Back link, or the browser's as a new page load):
   // this tab's record of the checkout that left for it gives back the e-mail typed there.
@@ -298,6 +325,7 @@ function CheckoutForm({
   // The customer's orders say it, or the checkout function did: no second purchase.
   const blocked: Refusal | null =
     refused?.reason ??
+    (first === null ? "enrolment_closed" : null) ??
     (signedIn?.ownership === "owned"
       ? "already_owned"
       : signedIn?.ownership === "processing"
@@ -355,13 +383,26 @@ function CheckoutForm({
               <dd>{price}</dd>
             </div>
           </dl>
+          {program.coached && (
+            <p className="mt-6 border-t border-white/10 pt-6 text-sm leading-6 text-slate-300">
+              {program.coached.text}{" "}
+              <a
+                href={program.applyPage}
+                className="font-semibold text-violet-300 underline underline-offset-2 hover:text-violet-200"
+              >
+                {program.coached.apply}
+              </a>
+            </p>
+          )}
         </section>
 
         <section
           aria-labelledby="details-heading"
           className="rounded-2xl border border-white/10 bg-panel p-6 sm:p-8 lg:order-1"
         >
-          {blocked ? (
+          {blocked === "enrolment_closed" ? (
+            <EnrolmentClosed program={program} copy={cohortCopy} heading={heading} />
+          ) : blocked ? (
             <AlreadyBought
               program={program}
               reason={blocked}
@@ -406,19 +447,24 @@ function CheckoutForm({
             </>
           )}
           <ul className="mt-6 space-y-2 border-t border-white/10 pt-6 text-sm text-slate-300">
-            {NOTES.map((note) => (
-              <li key={note} className="flex items-center gap-2">
-                <svg
-                  viewBox="0 0 20 20"
-                  className="size-5 shrink-0 text-emerald-400"
-                  fill="currentColor"
-                  aria-hidden="true"
-                >
-                  <path d="M16.7 5.3a1 1 0 0 1 0 1.4l-8 8a1 1 0 0 1-1.4 0l-4-4a1 1 0 1 1 1.4-1.4L8 12.58l7.3-7.3a1 1 0 0 1 1.4 0Z" />
-                </svg>
-                {note}
-              </li>
-            ))}
+            {[first, { text: program.access }, { text: GUARANTEE }]
+              .flatMap((note) => (note ? [note] : []))
+              .map((note) => (
+                <li key={note.text} className="flex items-center gap-2">
+                  <svg
+                    viewBox="0 0 20 20"
+                    className="size-5 shrink-0 text-emerald-400"
+                    fill="currentColor"
+                    aria-hidden="true"
+                  >
+                    <path d="M16.7 5.3a1 1 0 0 1 0 1.4l-8 8a1 1 0 0 1-1.4 0l-4-4a1 1 0 1 1 1.4-1.4L8 12.58l7.3-7.3a1 1 0 0 1 1.4 0Z" />
+                  </svg>
+                  <span>
+                    {note.text}
+                    {"sample" in note && note.sample && <SampleBadge />}
+                  </span>
+                </li>
+              ))}
           </ul>
         </section>
       </div>
@@ -518,6 +564,38 @@ function EmailField({
 /** The main link of a view: darker on hover, as the submit button (ui.tsx), so its white text keeps its contrast. */
 const primaryLink =
   "inline-flex min-h-11 items-center justify-center rounded-lg bg-violet-600 px-5 py-3 font-semibold text-white hover:bg-violet-700";
+
+/** In place of the form when no cohort of the program is open to join: when to ask, and where. */
+function EnrolmentClosed({
+  program,
+  copy,
+  heading,
+}: {
+  program: CheckoutProgram;
+  copy: CohortCopy;
+  heading: RefObject<HTMLHeadingElement | null>;
+}) {
+  return (
+    <div>
+      <h2
+        id="details-heading"
+        ref={heading}
+        tabIndex={-1}
+        className="text-lg font-semibold text-white focus:outline-none"
+      >
+        Enrolment is closed
+      </h2>
+      <p className="mt-4 text-slate-300">
+        {program.name} runs in cohorts. {copy.closed}
+      </p>
+      <div className="mt-6">
+        <a href={program.applyPage} className={primaryLink}>
+          {copy.ask}
+        </a>
+      </div>
+    </div>
+  );
+}
 
 /**
  * In place of the form: the customer owns the program already (its course is one click away), or

@@ -7,7 +7,10 @@ import { describe, expect, it } from "vitest";
 import { loadProgramEntries } from "../../../tests/unit/content-files";
 import { firstTouch } from "~/lib/attribution";
 import {
+  accessNote,
   checkoutProgram,
+  type CohortCopy,
+  INSTANT_ACCESS,
   keyFromPath,
   ownership,
   parseAttribution,
@@ -21,7 +24,8 @@ import {
 } from "./logic";
 
 const sources = loadProgramEntries();
-const programs = sources.map(checkoutProgram);
+const context = { timeZone: "America/Chicago", coached: null };
+const programs = sources.map((program) => checkoutProgram(program, context));
 
 describe("the program a checkout address names (docs/product.md, Business constants and limits: trimmed, case-insensitive)", () => {
   it("reads the key, still encoded, from /checkout/<key>", () => {
@@ -56,10 +60,14 @@ describe("the program a checkout address names (docs/product.md, Business consta
 describe("what the island receives of a program", () => {
   it("keeps the checkout's fields and drops the rest of the program's content", () => {
     const [first] = sources;
-    const shipped = checkoutProgram(first!);
+    const shipped = checkoutProgram(first!, context);
     expect(Object.keys(shipped).sort()).toEqual(
       [
+        "access",
+        "applyPage",
         "checkoutKey",
+        "coached",
+        "cohort",
         "course",
         "description",
         "image",
@@ -76,7 +84,51 @@ describe("what the island receives of a program", () => {
 
   it("names the program's course in the member area, where an owner opens it", () => {
     const mindset = sources.find((p) => p.checkoutKey === "GROWTH_MINDSET")!;
-    expect(checkoutProgram(mindset).course).toBe("/portal/courses/growth-mindset");
+    expect(checkoutProgram(mindset, context).course).toBe("/portal/courses/growth-mindset");
+  });
+
+  it("carries a cohort program's start days with the business's time zone, and none for a self-paced one", () => {
+    const ai = sources.find((p) => p.checkoutKey === "AI_ACCELERATOR")!;
+    expect(checkoutProgram(ai, context).cohort).toEqual({
+      starts: ai.cohort!.starts,
+      timeZone: "America/Chicago",
+      sample: ai.cohort!.sample,
+    });
+    expect(programs.find((p) => p.checkoutKey === "GROWTH_MINDSET")!.cohort).toBeNull();
+  });
+});
+
+describe("the checkout's first note: what opens when", () => {
+  const copy: CohortCopy = {
+    checkout: {
+      next: "Orientation opens now; your cohort starts {date}",
+      started: "Orientation and the weeks so far open now; your cohort started {date}",
+    },
+    closed: "Enrolment is closed until the next cohort is scheduled.",
+    ask: "Ask about the next cohort",
+  };
+  const cohortProgram = { cohort: { starts: ["2027-01-11", "2027-04-12"], timeZone: "America/Chicago", sample: true } };
+
+  it("is 'Instant access after payment' for a self-paced program", () => {
+    expect(accessNote({ cohort: null }, copy, new Date())).toEqual({ text: INSTANT_ACCESS, sample: false });
+  });
+
+  it("names the cohort a buyer joins today, and its first day, instead of instant access", () => {
+    expect(accessNote(cohortProgram, copy, new Date("2026-11-28T18:00:00Z"))).toEqual({
+      text: "Orientation opens now; your cohort starts Monday, January 11, 2027",
+      sample: true,
+    });
+    expect(accessNote(cohortProgram, copy, new Date("2027-01-20T18:00:00Z"))?.text).toBe(
+      "Orientation and the weeks so far open now; your cohort started Monday, January 11, 2027",
+    );
+    expect(accessNote(cohortProgram, copy, new Date("2027-01-26T18:00:00Z"))?.text).toBe(
+      "Orientation opens now; your cohort starts Monday, April 12, 2027",
+    );
+  });
+
+  it("is none when no cohort is open to join: the program cannot be bought", () => {
+    expect(accessNote(cohortProgram, copy, new Date("2027-04-27T18:00:00Z"))).toBeNull();
+    expect(refusalOf(409, { code: "enrolment_closed" })).toBe("enrolment_closed");
   });
 });
 

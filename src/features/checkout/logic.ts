@@ -6,6 +6,7 @@
  * read and write sessionStorage.
  */
 import { findByCheckoutKey, normaliseKey } from "../../lib/catalogue";
+import { cohortAt, formatDay } from "@advisor-accelerator/shared/cohort.ts";
 import { courseHref } from "../course/logic";
 
 /** What the checkout island needs of a program (content/programs/*.yaml), and nothing more. */
@@ -21,14 +22,36 @@ export interface CheckoutProgram {
   page: string;
   /** The program's course in the member area (/portal/courses/<program id>): where an owner opens it. */
   course: string;
+  /** What the buyer keeps (content/programs `access`): the second of the checkout's notes. */
+  access: string;
+  /** The program's consultation page: where the coached offer's link and "Ask about the next cohort" lead. */
+  applyPage: string;
+  /**
+   * A cohort program's start days (content/programs `cohort.starts`) and the business's time zone,
+   * from which the page names the buyer's cohort (packages/shared/cohort.ts, the rule the checkout
+   * function sells by); `sample` while the days are placeholders. Null for a self-paced program.
+   */
+  cohort: { starts: string[]; timeZone: string; sample: boolean } | null;
+  /** The line that names the program's coached offer, its price filled in, and its link's words; null without one. */
+  coached: { text: string; apply: string } | null;
 }
 
 /** A program as content/programs/ has it: its file name is its id, which names its course. */
-export type CheckoutSource = Omit<CheckoutProgram, "course"> & { id: string };
+export type CheckoutSource = Omit<CheckoutProgram, "course" | "cohort" | "coached"> & {
+  id: string;
+  cohort?: { starts: string[]; sample: boolean };
+};
+
+/** What the page knows beside the program: the business's time zone and the program's coached offer. */
+export interface CheckoutContext {
+  timeZone: string;
+  coached: CheckoutProgram["coached"];
+}
 
 /** The island's props carry these fields only, so a program's other content does not ship to the browser. */
-export function checkoutProgram(program: CheckoutSource): CheckoutProgram {
-  const { name, checkoutKey, priceCents, stripeLookupKey, image, imageAlt, description, page } = program;
+export function checkoutProgram(program: CheckoutSource, context: CheckoutContext): CheckoutProgram {
+  const { name, checkoutKey, priceCents, stripeLookupKey, image, imageAlt, description, page, access, applyPage } =
+    program;
   return {
     name,
     checkoutKey,
@@ -39,8 +62,41 @@ export function checkoutProgram(program: CheckoutSource): CheckoutProgram {
     description,
     page,
     course: courseHref(program.id),
+    access,
+    applyPage,
+    cohort: program.cohort
+      ? { starts: program.cohort.starts, timeZone: context.timeZone, sample: program.cohort.sample }
+      : null,
+    coached: context.coached,
   };
 }
+
+/** The checkout's words about a cohort (content/shared-copy.yaml `cohort`): {date} is filled in by the page. */
+export interface CohortCopy {
+  checkout: { next: string; started: string };
+  closed: string;
+  ask: string;
+}
+
+/**
+ * The checkout's first note for `program` on `day`'s cohort: "Instant access after payment" for a
+ * self-paced program; for a cohort program, when the buyer's cohort starts (or started); null
+ * when no cohort is open to join (the program cannot be bought).
+ */
+export function accessNote(
+  program: Pick<CheckoutProgram, "cohort">,
+  copy: CohortCopy,
+  at: Date,
+): { text: string; sample: boolean } | null {
+  if (!program.cohort) return { text: INSTANT_ACCESS, sample: false };
+  const cohort = cohortAt(program.cohort.starts, program.cohort.timeZone, at);
+  if (!cohort) return null;
+  const text = cohort.started ? copy.checkout.started : copy.checkout.next;
+  return { text: text.replace("{date}", formatDay(cohort.start)), sample: program.cohort.sample };
+}
+
+/** The spec's note of a program that opens at once (docs/product.md, Checkout). */
+export const INSTANT_ACCESS = "Instant access after payment";
 
 /** The spec's message when the checkout cannot start (docs/product.md, Messages and errors). */
 export const CHECKOUT_ERROR = "There was an error processing your request. Please try again.";
@@ -143,18 +199,21 @@ export function ownership(
   return "none";
 }
 
-/** Why the checkout function refused the purchase: the address's account owns the program, or is paying for it. */
-export type Refusal = "already_owned" | "payment_processing";
+/**
+ * Why the checkout function refused the purchase: the address's account owns the program, or is
+ * paying for it; or no cohort of the program is open to join.
+ */
+export type Refusal = "already_owned" | "payment_processing" | "enrolment_closed";
 
 /**
- * The checkout function's refusal of a second purchase (HTTP 409 with `{ error, code }`,
- * functions/stripe-checkout/handler.ts), or null for any other answer, which is a failure like
+ * The checkout function's refusal (HTTP 409 with `{ error, code }`: a second purchase, or a closed
+ * enrolment; functions/stripe-checkout/handler.ts), or null for any other answer, which is a failure like
  * any other (docs/product.md, Messages and errors).
  */
 export function refusalOf(status: number, body: unknown): Refusal | null {
   if (status !== 409 || !body || typeof body !== "object") return null;
   const code = (body as { code?: unknown }).code;
-  return code === "already_owned" || code === "payment_processing" ? code : null;
+  return code === "already_owned" || code === "payment_processing" || code === "enrolment_closed" ? code : null;
 }
 
 /** The longest wait the page sits out by itself, once, when many buyers check out at the same moment. */

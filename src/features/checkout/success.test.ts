@@ -10,6 +10,7 @@ const status = (state: CheckoutStatus["state"], email: string | null = "dana@exa
   currency: "usd",
   email,
   reference: "3F9A27C1",
+  cohortStart: null,
 });
 
 describe("the success page's view of its session", () => {
@@ -45,6 +46,24 @@ describe("the success page's view of its session", () => {
   it("while asking it is 'checking'; when the status cannot be read, 'unknown' (no success claimed)", () => {
     expect(successView(null, false).state).toBe("checking");
     expect(successView(null, true).state).toBe("unknown");
+  });
+
+  it("a cohort program's buyer sees the day their cohort starts, once paid or while paying; not after a failure", () => {
+    const cohort = (state: CheckoutStatus["state"]): CheckoutStatus => ({
+      ...status(state),
+      program: {
+        name: "AI Advisor Accelerator",
+        key: "AI_ACCELERATOR",
+        course: "/portal/courses/ai-advisor-accelerator",
+      },
+      cohortStart: "2027-01-11",
+    });
+    expect(successView(cohort("paid"), false).facts[1]).toEqual(["Your cohort starts", "Monday, January 11, 2027"]);
+    expect(successView(cohort("processing"), false).facts[1]).toEqual([
+      "Your cohort starts",
+      "Monday, January 11, 2027",
+    ]);
+    expect(successView(cohort("failed"), false).facts.map(([label]) => label)).not.toContain("Your cohort starts");
   });
 
   it("without an address it names none", () => {

@@ -5,6 +5,7 @@
  * tested: a payment still processing is never called successful, and one that failed says so.
  */
 import type { CheckoutStatus } from "@advisor-accelerator/shared/checkout-status.ts";
+import { formatDay } from "@advisor-accelerator/shared/cohort.ts";
 import { formatCents } from "@advisor-accelerator/shared/money.ts";
 
 /**
@@ -33,6 +34,10 @@ export function successView(status: CheckoutStatus | null, failedToRead: boolean
   const amount = formatCents(status.amountCents, status.currency);
   const facts: [string, string][] = [
     ["Program", status.program.name],
+    // A cohort program's buyer learns their cohort's first day here too, as before the payment.
+    ...(status.cohortStart && state !== "failed" && state !== "incomplete"
+      ? [["Your cohort starts", formatDay(status.cohortStart)] as [string, string]]
+      : []),
     [state === "paid" ? "Amount paid" : "Amount", amount],
   ];
   if (status.email) facts.push([state === "paid" ? "Receipt and access sent to" : "E-mail", status.email]);

@@ -59,7 +59,7 @@ export default function CourseOutline({ program, modules, timeZone }: CourseOutl
             <LoadingNote>Loading your progress…</LoadingNote>
           </div>
         ) : access.status === "ready" && !owned ? (
-          <NotOwned program={program} />
+          <NotOwned program={program} cohort={lessons.some((l) => l.unlockWeek !== null)} />
         ) : (
           <div>
             <p className="text-sm font-medium text-slate-300">
@@ -131,7 +131,7 @@ function NextStep({
   );
 }
 
-function NotOwned({ program }: { program: CourseOutlineProps["program"] }) {
+function NotOwned({ program, cohort }: { program: CourseOutlineProps["program"]; cohort: boolean }) {
   const orders = useAtom($orders, LOADING);
   if (orders.status === "ready" && paymentPending(orders.data, program.checkoutKey)) {
     return (
@@ -148,8 +148,10 @@ function NotOwned({ program }: { program: CourseOutlineProps["program"] }) {
     <div>
       <p className="text-lg font-semibold text-white">{program.name} is not on your account yet.</p>
       <p className="mt-2 text-slate-300">
-        The lessons marked Free preview are open to you now. The rest of the course opens the moment your purchase
-        completes.
+        The lessons marked Free preview are open to you now.{" "}
+        {cohort
+          ? "The orientation opens the moment your purchase completes, and the rest week by week from the start of your cohort, which the checkout names before you pay."
+          : "The rest of the course opens the moment your purchase completes."}
       </p>
       <BuyLinks program={program} />
     </div>

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { dayIn } from "@advisor-accelerator/shared/cohort.ts";
 import {
   addDays,
   courseHref,
@@ -13,7 +14,6 @@ import {
   paymentPending,
   progressMap,
   resumeAt,
-  today,
   unlockDay,
 } from "./logic";
 
@@ -125,7 +125,7 @@ describe("cohort unlock days (the rule of lesson_unlocks_at in the member-area m
   it("opens at midnight in the business's time zone, not the visitor's or UTC's", () => {
     // 05:30 UTC on the 25th is still the 24th in Chicago (UTC-6 in January).
     const early = new Date("2027-01-25T05:30:00Z");
-    expect(today("America/Chicago", early)).toBe("2027-01-24");
+    expect(dayIn("America/Chicago", early)).toBe("2027-01-24");
     expect(isOpen("2027-01-25", "America/Chicago", early)).toBe(false);
     expect(isOpen("2027-01-25", "America/Chicago", new Date("2027-01-25T06:00:00Z"))).toBe(true);
     expect(isOpen("2027-01-25", "UTC", early)).toBe(true);

@@ -4,6 +4,9 @@
  * read a lesson (supabase/migrations/*_member_area.sql); what this module computes is only what
  * the pages say about it, with the same rule as `lesson_unlocks_at` there.
  */
+import { addDays, dayIn, formatDay } from "@advisor-accelerator/shared/cohort.ts";
+
+export { addDays, formatDay };
 
 /** Where the courses live in the portal. */
 export const COURSES_PATH = "/portal/courses";
@@ -95,13 +98,6 @@ export function formatDuration(minutes: number): string {
   return rest === 0 ? `${minutes / 60} h` : `${Math.floor(minutes / 60)} h ${rest} min`;
 }
 
-/** A day (YYYY-MM-DD) plus `days`, as a day. Calendar arithmetic, free of time zones. */
-export function addDays(day: string, days: number): string {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + days);
-  return date.toISOString().slice(0, 10);
-}
-
 /**
  * The day a lesson opens for a customer whose course counts from `startDay`: the start plus
  * (week - 1) weeks, as `lesson_unlocks_at` computes it; null for a lesson that opens with the
@@ -111,26 +107,9 @@ export function unlockDay(startDay: string, unlockWeek: number | null): string |
   return unlockWeek === null ? null : addDays(startDay, (unlockWeek - 1) * 7);
 }
 
-/** Today in `timeZone`, as YYYY-MM-DD. */
-export function today(timeZone: string, now: Date = new Date()): string {
-  // en-CA writes dates as YYYY-MM-DD.
-  return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(now);
-}
-
 /** Whether a lesson opening on `day` (midnight in `timeZone`) is open at `now`. */
 export function isOpen(day: string | null, timeZone: string, now: Date = new Date()): boolean {
-  return day === null || today(timeZone, now) >= day;
-}
-
-/** "Monday, January 11, 2027". */
-export function formatDay(day: string): string {
-  return new Intl.DateTimeFormat("en-US", {
-    weekday: "long",
-    month: "long",
-    day: "numeric",
-    year: "numeric",
-    timeZone: "UTC",
-  }).format(new Date(`${day}T00:00:00Z`));
+  return day === null || dayIn(timeZone, now) >= day;
 }
 
 /** The lesson before and after `id` in course order (across modules). */

@@ -9,6 +9,7 @@
 import { useEffect, useSyncExternalStore } from "react";
 import { $auth } from "~/stores/session";
 import { lessonCount } from "~/features/course/logic";
+import { dayIn, formatDay } from "@advisor-accelerator/shared/cohort.ts";
 import { Badge, EmptyState, LoadingNote, Panel, ProgressBar, Skeleton } from "~/components/ui/panel";
 import {
   emailLocalPart,
@@ -31,6 +32,8 @@ import { useAtom } from "~/lib/useAtom";
 interface Props {
   /** The catalogue's programs (content/programs/), as the cards show them. */
   programs: PortalProgram[];
+  /** The business's time zone (content/site.yaml), in which a cohort's first day begins. */
+  timeZone: string;
 }
 
 /** Whether this is the customer's first visit (logic.ts `isFirstVisit`); the static HTML cannot know (false). */
@@ -44,7 +47,7 @@ function useFirstVisit(): boolean {
 
 const noSubscription = () => () => {};
 
-export default function Dashboard({ programs }: Props) {
+export default function Dashboard({ programs, timeZone }: Props) {
   const auth = useAtom($auth, AUTH_LOADING);
   const firstVisit = useFirstVisit();
   const orders = useAtom($orders, LOADING);
@@ -137,7 +140,9 @@ export default function Dashboard({ programs }: Props) {
               We couldn&rsquo;t load your courses just now. Please refresh the page in a moment.
             </Panel>
           )}
-          {courses && <Courses {...courses} progress={progress.status === "error" ? "error" : rows} />}
+          {courses && (
+            <Courses {...courses} progress={progress.status === "error" ? "error" : rows} timeZone={timeZone} />
+          )}
         </div>
       </section>
 
@@ -227,7 +232,17 @@ function CoursesSkeleton() {
 /** The customer's progress rows; null while they load, "error" when they could not be. */
 type Rows = { lesson_id: string; completed: boolean }[] | null | "error";
 
-function Courses({ active, processing, progress }: { active: CourseCard[]; processing: CourseCard[]; progress: Rows }) {
+function Courses({
+  active,
+  processing,
+  progress,
+  timeZone,
+}: {
+  active: CourseCard[];
+  processing: CourseCard[];
+  progress: Rows;
+  timeZone: string;
+}) {
   if (active.length === 0 && processing.length === 0) {
     return (
       <EmptyState
@@ -243,7 +258,7 @@ function Courses({ active, processing, progress }: { active: CourseCard[]; proce
         <ul className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
           {active.map((course) => (
             <li key={course.key}>
-              <CourseTile course={course} progress={progress} />
+              <CourseTile course={course} progress={progress} timeZone={timeZone} />
             </li>
           ))}
         </ul>
@@ -278,7 +293,7 @@ function Courses({ active, processing, progress }: { active: CourseCard[]; proce
   );
 }
 
-function CourseTile({ course, progress }: { course: CourseCard; progress: Rows }) {
+function CourseTile({ course, progress, timeZone }: { course: CourseCard; progress: Rows; timeZone: string }) {
   const href = course.course ?? course.page;
   const count = Array.isArray(progress) && course.lessons ? lessonsDone(course.lessons, progress) : null;
   return (
@@ -307,6 +322,12 @@ function CourseTile({ course, progress }: { course: CourseCard; progress: Rows }
         )}
       </h3>
       {course.description && <p className="mt-2 flex-1 text-sm leading-6 text-slate-300">{course.description}</p>}
+      {course.cohortStart && (
+        <p className="mt-3 text-sm font-medium text-sky-200">
+          {dayIn(timeZone) < course.cohortStart ? "Your cohort starts " : "Your cohort started "}
+          {formatDay(course.cohortStart)}
+        </p>
+      )}
       {course.lessons && progress !== "error" && (
         <div className="mt-5">
           {count ? (

@@ -81,6 +81,7 @@ function order(status: OrderRow["order_status"], productKey: string, cents: numb
     order_date: date,
     order_reference: null,
     receipt_url: null,
+    cohort_start: null,
   };
 }
 
@@ -184,6 +185,24 @@ describe("stats and My Courses", () => {
     ]);
     expect(processing.map((c) => [c.name, c.status])).toEqual([["AI Advisor Accelerator", "Processing"]]);
     expect(JSON.stringify({ active, processing })).not.toContain("Advisor OS Accelerator");
+  });
+
+  it("names a cohort program's cohort: that of the earliest completed order, which the database counts from", () => {
+    const later = {
+      ...order("completed", "AI_ACCELERATOR", 1_500_000, "2027-02-01T00:00:00Z"),
+      cohort_start: "2027-04-12",
+    };
+    const first = {
+      ...order("completed", "AI_ACCELERATOR", 1_500_000, "2026-11-28T00:00:00Z"),
+      cohort_start: "2027-01-11",
+    };
+    const refunded = {
+      ...order("refunded", "AI_ACCELERATOR", 1_500_000, "2026-10-01T00:00:00Z"),
+      cohort_start: "2026-10-12",
+    };
+    const { active } = myCourses([later, first, refunded], PROGRAMS);
+    expect(active.map((c) => [c.key, c.cohortStart])).toEqual([["AI_ACCELERATOR", "2027-01-11"]]);
+    expect(myCourses(orders, PROGRAMS).active[0]).not.toHaveProperty("cohortStart");
   });
 
   it("shows a program once, and not as Processing when it is already Active", () => {

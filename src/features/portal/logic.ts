@@ -144,6 +144,11 @@ export interface CourseCard {
   lessons?: string[];
   /** docs/product.md, States and transitions: completed shows 'Active', anything else 'Processing'. */
   status: "Active" | "Processing";
+  /**
+   * For a cohort program, the first day of the buyer's cohort (YYYY-MM-DD): the cohort of their
+   * earliest completed order, the one the database counts their weeks from (program_start_date).
+   */
+  cohortStart?: string;
 }
 
 function card(programs: readonly PortalProgram[], order: OrderRow, status: CourseCard["status"]): CourseCard {
@@ -167,11 +172,15 @@ export function myCourses(
   const active: CourseCard[] = [];
   const processing: CourseCard[] = [];
   const seen = new Set<string>();
-  for (const order of orders.filter(isCompleted)) {
+  const completed = orders.filter(isCompleted);
+  for (const order of completed) {
     const course = card(programs, order, "Active");
     if (seen.has(course.key)) continue;
     seen.add(course.key);
-    active.push(course);
+    const earliest = completed
+      .filter((o) => o.product_key?.trim().toUpperCase() === order.product_key?.trim().toUpperCase())
+      .reduce((a, b) => ((b.order_date ?? "") < (a.order_date ?? "") ? b : a));
+    active.push(earliest.cohort_start ? { ...course, cohortStart: earliest.cohort_start } : course);
   }
   for (const order of orders) {
     if (order.order_status !== "pending") continue;
