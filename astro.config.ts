@@ -8,6 +8,7 @@ import { loadEnv } from "vite";
 import courseBundle, { BUNDLE_ROUTE } from "./src/integrations/course-bundle.ts";
 import criticalCss from "./src/integrations/critical-css.ts";
 import modulePreload from "./src/integrations/module-preload.ts";
+import sampleContent from "./src/integrations/sample-content.ts";
 import secretScan from "./src/integrations/secret-scan.ts";
 import securityHeaders from "./src/integrations/security-headers.ts";
 import sitemap from "./src/integrations/sitemap.ts";
@@ -71,6 +72,9 @@ export default defineConfig({
   integrations: [
     // Ahead of all: a build for no project, or for this machine, stops before anything is written.
     supabaseCheck(),
+    // Then: a deploy's build that would publish sample content stops, naming every item
+    // (ALLOW_SAMPLE_CONTENT=1 lets a staging or preview build through, labelled).
+    sampleContent(),
     react(),
     mdx(),
     // First: the lessons leave the built site before anything reads or lists it.

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { START_SCRIPT } from "@advisor-accelerator/local-stack";
 import { defineConfig, devices } from "@playwright/test";
 import { findChromium } from "./scripts/ensure-chromium.ts";
-import { EXAMPLE_PROJECT } from "./tests/support/example-project.ts";
+import { TEST_BUILD } from "./tests/support/example-project.ts";
 
 const port = Number(process.env.E2E_PORT ?? 4399);
 const productionDir = join(tmpdir(), `advisor-e2e-production-${port}`);
@@ -53,9 +53,10 @@ export default defineConfig({
     },
     {
       // The production build (`npm run build`) as the CDN serves it: content/site.yaml as it is, for
-      // a hosted project that does not exist (the build takes no other), built anew on each run.
+      // a hosted project that does not exist (the build takes no other), built anew on each run,
+      // as a staging build: its sample content published, labelled (TEST_BUILD).
       command: `npm run build -- --outDir ${productionDir} && node scripts/serve.ts --port ${port - 2} --dir ${productionDir}`,
-      env: { ...EXAMPLE_PROJECT, ASTRO_TELEMETRY_DISABLED: "1" },
+      env: { ...TEST_BUILD, ASTRO_TELEMETRY_DISABLED: "1" },
       url: `http://localhost:${port - 2}/`,
       reuseExistingServer: !process.env.CI,
       timeout: 300_000,

@@ -89,7 +89,9 @@ function readDataFile(path: string, name: string): [string, Record<string, unkno
       ...(mark ? { loc: { file: path, line: mark.line + 1, column: mark.column + 1 } } : {}),
     });
   }
-  if (!data || typeof data !== "object" || Array.isArray(data))
+  // A file emptied of its entries (or left with only comments) has none: its sections are left out.
+  if (data === null || data === undefined) return [];
+  if (typeof data !== "object" || Array.isArray(data))
     throw new Error(`${name} must be a map of entries by name (name: followed by the entry's fields)`);
   return Object.entries(data as Record<string, Record<string, unknown>>);
 }

@@ -12,6 +12,8 @@ import type { Database as Generated } from "./database.types.ts";
 export interface LessonVideo {
   provider: "wistia";
   id: string;
+  /** A placeholder id until the business uploads the recording (content marks `sample: true`). */
+  sample?: boolean;
 }
 
 /** A lesson's file in the private bucket course-downloads (course_lessons.downloads). */

@@ -660,7 +660,7 @@ export const advisorOsPageSchema = (ref: Ref) =>
        * What the program gives back, by when: each card's label is the timeframe, its title the
        * figure, and its source where the figure comes from (a footnote).
        */
-      payoff: section.extend({ items: z.array(card.extend({ label: line, source: statSource, sample })).min(1) }),
+      payoff: section.extend({ items: z.array(card.extend({ label: line, source: statSource, sample })) }),
       /** The testimonials. */
       videos: headingOnly,
       included: pointSection,

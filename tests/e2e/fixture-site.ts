@@ -15,7 +15,7 @@ import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import { createMailer, handleScheduling, SCHEDULING_PATH } from "@advisor-accelerator/local-stack";
 import { staticHandler } from "@advisor-accelerator/static-host";
-import { EXAMPLE_PROJECT } from "../support/example-project.ts";
+import { TEST_BUILD } from "../support/example-project.ts";
 
 /** A production-like Supabase project URL: the built pages must carry its session key, not the URL. */
 export const SUPABASE_URL = "https://fixtureproject.supabase.co";
@@ -69,7 +69,7 @@ execFileSync(
     stdio: ["ignore", "ignore", "inherit"],
     env: {
       ...process.env,
-      ...EXAMPLE_PROJECT,
+      ...TEST_BUILD,
       ASTRO_TELEMETRY_DISABLED: "1",
       PUBLIC_SUPABASE_URL: SUPABASE_URL,
     },

@@ -203,7 +203,11 @@ test("purchase page: each program at its checkout price with a button to its che
     await expect(card).toContainText(`${formatCents(program.priceCents)} one-time payment`);
     await expect(card.getByRole("link", { name: `Buy Now ${name}` })).toHaveAttribute("href", `/checkout/${key}`);
   }
-  for (const promise of ["Instant access", "Lifetime access", "30-day money-back guarantee"]) {
+  for (const promise of [
+    "Your course in the client portal once your payment clears",
+    "Lifetime access to the course",
+    "30-day money-back guarantee",
+  ]) {
     await expect(main(page).getByText(promise, { exact: true })).toBeVisible();
   }
 });

@@ -10,7 +10,7 @@ import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify, stripVTControlCharacters } from "node:util";
-import { EXAMPLE_PROJECT } from "./example-project.ts";
+import { TEST_BUILD } from "./example-project.ts";
 
 const root = join(import.meta.dirname, "../..");
 const run = promisify(execFile);
@@ -23,7 +23,8 @@ export interface ProjectCopy {
   /**
    * Runs `astro <args>` in the copy; `output` is what it printed, without colours. NODE_ENV is left
    * out (vitest sets it to "test", under which Vite would build React's development runtime).
-   * Without `env`: this process's, with a hosted project to build for (tests/support/example-project.ts).
+   * Without `env`: this process's, with a hosted project to build for and sample content allowed
+   * (TEST_BUILD, tests/support/example-project.ts).
    */
   astro(args: string[], env?: Record<string, string | undefined>): Promise<{ failed: boolean; output: string }>;
   remove(): void;
@@ -39,7 +40,7 @@ export function copyProject(): ProjectCopy {
   );
   return {
     dir,
-    async astro(args, env = { ...process.env, ...EXAMPLE_PROJECT }) {
+    async astro(args, env = { ...process.env, ...TEST_BUILD }) {
       try {
         const { stdout, stderr } = await run(
           process.execPath,

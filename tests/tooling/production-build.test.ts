@@ -3,11 +3,15 @@
  * build command included): a missing Supabase variable, or the local stack's address or key, stops
  * it before anything is written, naming each variable; a build with the project's values talks to
  * that project and never to this machine. Only the local stack builds for itself, saying so
- * (packages/local-stack/src/site.ts).
+ * (packages/local-stack/src/site.ts). Nor does it publish sample content (src/integrations/
+ * sample-content.ts): it names every item and stops, unless a staging build says
+ * ALLOW_SAMPLE_CONTENT=1; with the samples replaced or deleted it builds, their sections left out.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { rmSync, writeFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
+import { findSamples, sampleLines } from "../../src/integrations/sample-content.ts";
 import { siteBuildEnv } from "@advisor-accelerator/local-stack";
 import { EXAMPLE_PROJECT } from "../support/example-project.ts";
 import { copyProject } from "../support/project-copy.ts";
@@ -30,7 +34,7 @@ const LOCAL = siteBuildEnv("http://localhost:4321");
 function env(set: Record<string, string>) {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(
-      ([name]) => !/^(PUBLIC_SUPABASE_|LOCAL_STACK_BUILD$|SITE_URL$|EMBED_|VITEST)/.test(name),
+      ([name]) => !/^(PUBLIC_SUPABASE_|LOCAL_STACK_BUILD$|ALLOW_SAMPLE_CONTENT$|SITE_URL$|EMBED_|VITEST)/.test(name),
     ),
   );
   return { ...base, ...set };
@@ -43,6 +47,8 @@ const files = (dir: string): string[] =>
 
 const copy = copyProject();
 afterAll(() => copy.remove());
+/** The hosted project's values, as DEPLOY.md builds with them. */
+const HOSTED = { PUBLIC_SUPABASE_URL: PROJECT, PUBLIC_SUPABASE_ANON_KEY: PUBLISHABLE_KEY };
 
 describe("npm run build", () => {
   it("is the production build of package.json, and the only one", () => {
@@ -96,11 +102,27 @@ describe("npm run build", () => {
     expect(existsSync(join(copy.dir, "secret"))).toBe(false);
   }, 60_000);
 
-  it("builds a site that talks to the hosted project and never to this machine", async () => {
-    const result = await copy.astro(
-      ["build", "--outDir", "site"],
-      env({ PUBLIC_SUPABASE_URL: PROJECT, PUBLIC_SUPABASE_ANON_KEY: PUBLISHABLE_KEY }),
-    );
+  it("stops before writing anything while content has sample items, naming each by file and field, and what to do", async () => {
+    const items = findSamples(copy.dir);
+    expect(items.length).toBeGreaterThan(0);
+    const result = await copy.astro(["build", "--outDir", "samples"], env(HOSTED));
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(`This build would publish ${items.length} sample items`);
+    for (const line of sampleLines(items)) expect(result.output).toContain(`  - ${line}`);
+    expect(result.output).toContain("delete its `sample: true` line, or delete the entry");
+    expect(result.output).toContain("ALLOW_SAMPLE_CONTENT=1");
+    // Only the process's environment lets samples through, never a file in the checkout.
+    writeFileSync(join(copy.dir, ".env"), "ALLOW_SAMPLE_CONTENT=1\n");
+    try {
+      expect((await copy.astro(["build", "--outDir", "samples"], env(HOSTED))).failed).toBe(true);
+    } finally {
+      rmSync(join(copy.dir, ".env"));
+    }
+    expect(existsSync(join(copy.dir, "samples"))).toBe(false);
+  }, 120_000);
+
+  it("builds a site that talks to the hosted project and never to this machine (a staging build: samples allowed, labelled)", async () => {
+    const result = await copy.astro(["build", "--outDir", "site"], env({ ...HOSTED, ALLOW_SAMPLE_CONTENT: "1" }));
     expect(result.failed, result.output).toBe(false);
     const out = join(copy.dir, "site");
     const headers = readFileSync(join(out, "_headers"), "utf8");
@@ -116,4 +138,39 @@ describe("npm run build", () => {
     expect(text).not.toContain(LOCAL.PUBLIC_SUPABASE_ANON_KEY);
     expect(headers).not.toMatch(/localhost|127\.0\.0\.1/);
   }, 180_000);
+
+  it("builds without ALLOW_SAMPLE_CONTENT once every sample is replaced or deleted; a section left with no entries is left out", async () => {
+    const real = copyProject();
+    try {
+      const content = join(real.dir, "content");
+      // Deleted: every coach, testimonial, endorsement, statistic and payoff figure.
+      for (const dir of ["coaches", "testimonials"]) {
+        for (const file of readdirSync(join(content, dir))) rmSync(join(content, dir, file));
+      }
+      for (const file of ["endorsements.yaml", "stats.yaml", "success-metrics.yaml"]) {
+        writeFileSync(join(content, file), "# None yet.\n");
+      }
+      const os = join(content, "pages/advisor-os.mdx");
+      const page = readFileSync(os, "utf8");
+      writeFileSync(os, page.replace(/( {4}items:\n)(?: {6}- label:[\s\S]*?)(?=\n {2}videos:)/, "    items: []"));
+      // Replaced: what is left (the contact, the cohort days, the chart's source, the lesson videos).
+      for (const item of findSamples(real.dir)) {
+        const file = join(real.dir, item.file);
+        writeFileSync(file, readFileSync(file, "utf8").replace(/^\s*sample: true\n/m, ""));
+      }
+      expect(findSamples(real.dir)).toEqual([]);
+      const result = await real.astro(["build", "--outDir", "site"], env(HOSTED));
+      expect(result.failed, result.output).toBe(false);
+      const html = (path: string) => readFileSync(join(real.dir, "site", path), "utf8");
+      const pages = files(join(real.dir, "site")).filter((file) => file.endsWith(".html"));
+      for (const file of pages) expect(readFileSync(file, "utf8"), file).not.toContain("Sample<span");
+      expect(html("index.html")).not.toMatch(/Meet your coaches|What industry leaders say|Trusted by|stats-heading/);
+      expect(html("transformation.html")).not.toMatch(/Success Stories|coaches-ai-advisor-accelerator-heading/);
+      expect(html("programs.html")).not.toContain("metrics-heading");
+      expect(html("advisor-os.html")).not.toContain("payoff-heading");
+      expect(html("programs/growth-mindset.html")).toContain("Growth Mindset Mastery");
+    } finally {
+      real.remove();
+    }
+  }, 240_000);
 });

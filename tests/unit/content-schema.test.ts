@@ -5,7 +5,7 @@
  * a page section left out, a statistic without its source. The last ones build copies: one in
  * which one program has no testimonial, one with photos and videos the shipped content lacks.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
@@ -16,6 +16,8 @@ import {
   chartSchema,
   coachSchema,
   curriculumSchema,
+  DESIGNATION,
+  endorsementSchema,
   homePageSchema,
   type Image,
   programSchema,
@@ -74,6 +76,58 @@ describe("content schemas", () => {
     gradientColors: ["#7c3aed", "#2563eb"],
     programs: ["growth-mindset"],
   };
+
+  it("refuse a designation, licence or registered firm on a sample person, naming the field; a real one may carry theirs", () => {
+    const sampled = { ...testimonial, sample: true };
+    expect(issues(testimonialSchema(ref, image).safeParse({ ...sampled, title: "CFP®, Managing Partner" }))).toEqual([
+      'title: a sample person carries no designation, licence or registered firm ("CFP"): say in plain words what the sample stands for',
+    ]);
+    expect(issues(testimonialSchema(ref, image).safeParse({ ...sampled, company: "Whitfield RIA" }))[0]).toMatch(
+      /^company: .*"RIA"/,
+    );
+    for (const title of ["CFA, Senior Wealth Advisor", "ChFC", "CLU", "CPA and partner", "Series 65 representative"]) {
+      expect(testimonialSchema(ref, image).safeParse({ ...sampled, title }).success, title).toBe(false);
+    }
+    // The client's own, confirmed designation is theirs to show.
+    expect(testimonialSchema(ref, image).safeParse({ ...testimonial, title: "CFP®, Managing Partner" }).success).toBe(
+      true,
+    );
+    const coach = {
+      name: "Jordan Ellis",
+      role: "Mindset coach",
+      bio: "Eight years as a producing advisor before moving into performance coaching for financial professionals.",
+      credentials: ["Eight years as a producing financial advisor"],
+      programs: ["growth-mindset"],
+      order: 1,
+      sample: true,
+    };
+    expect(coachSchema(ref, image).safeParse(coach).success).toBe(true);
+    expect(
+      issues(
+        coachSchema(ref, image).safeParse({ ...coach, credentials: ["Twenty years in practice", "CFA charterholder"] }),
+      ),
+    ).toEqual([
+      'credentials.1: a sample person carries no designation, licence or registered firm ("CFA"): say in plain words what the sample stands for',
+    ]);
+  });
+
+  it("find no designation on any sample person in content/: coaches, testimonials, endorsers", () => {
+    const folder = (dir: string) =>
+      readdirSync(join(contentDir, dir)).map((file) => [
+        `${dir}/${file}`,
+        load(readFileSync(join(contentDir, dir, file), "utf8")),
+      ]);
+    const endorsements = Object.entries(load(readFileSync(join(contentDir, "endorsements.yaml"), "utf8")) as object);
+    const people = [
+      ...folder("coaches").map(([file, data]) => [file, coachSchema(ref, image).safeParse(data)] as const),
+      ...folder("testimonials").map(([file, data]) => [file, testimonialSchema(ref, image).safeParse(data)] as const),
+      ...endorsements.map(([id, data]) => [`endorsements.yaml ${id}`, endorsementSchema.safeParse(data)] as const),
+    ];
+    expect(people.length).toBeGreaterThan(0);
+    for (const [file, result] of people) expect(result.error?.issues ?? [], String(file)).toEqual([]);
+    for (const [, result] of people)
+      if (result.data?.sample) expect(JSON.stringify(result.data)).not.toMatch(DESIGNATION);
+  });
 
   it("read a testimonial's programs as references", () => {
     const parsed = testimonialSchema(ref, image).parse(testimonial);

@@ -1,9 +1,12 @@
 import { useEffect, useRef, useState } from "react";
+import { SampleBadge } from "~/components/ui/sample";
 import { usePrefersReducedMotion } from "~/lib/useReducedMotion";
 
 interface Props {
   title: string;
   source: string;
+  /** The source (or the numbers) not confirmed by the business yet: labelled "Sample". */
+  sample?: boolean;
   bars: { label: string; percent: number }[];
   /** Share of the chart that must be visible before it animates (docs/product.md, Business constants and limits: 0.3). */
   threshold?: number;
@@ -19,7 +22,7 @@ type Phase = "final" | "waiting" | "animating";
  * visitors without JavaScript or who prefer reduced motion see; a chart already on screen when
  * the page loads does not animate.
  */
-export default function BarChart({ title, source, bars, threshold = 0.3 }: Props) {
+export default function BarChart({ title, source, sample = false, bars, threshold = 0.3 }: Props) {
   const [phase, setPhase] = useState<Phase>("final");
   const reducedMotion = usePrefersReducedMotion();
   const root = useRef<HTMLElement>(null);
@@ -92,6 +95,7 @@ export default function BarChart({ title, source, bars, threshold = 0.3 }: Props
         <span className="font-semibold tracking-wider text-slate-300 uppercase">Source</span>{" "}
         <span className="sr-only">1: </span>
         {source}
+        {sample && <SampleBadge />}
       </p>
     </figure>
   );

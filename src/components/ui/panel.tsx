@@ -3,7 +3,6 @@
  * data loads, status badges and the progress bar. The portal and the member area are built of them.
  */
 import type { AllHTMLAttributes, ReactNode } from "react";
-import { SAMPLE_MARK_CLASS } from "~/lib/sample-mark";
 
 /**
  * The portal's and the member area's buttons, pills, for a <button> or a link. Their radius is 3xl,
@@ -85,15 +84,6 @@ export function Badge({ tone, children }: { tone: keyof typeof TONES; children: 
       className={`inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-semibold ring-1 ring-inset ${TONES[tone]}`}
     >
       {children}
-    </span>
-  );
-}
-
-/** The "Sample" label of sample content in an island: the twin of src/components/SampleMark.astro. */
-export function SampleBadge() {
-  return (
-    <span className={SAMPLE_MARK_CLASS}>
-      Sample<span className="sr-only"> content</span>
     </span>
   );
 }

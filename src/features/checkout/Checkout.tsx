@@ -24,9 +24,10 @@ import { useEffect, useId, useMemo, useRef, useState, type MouseEvent, type RefO
 import { checkoutRequest } from "@advisor-accelerator/shared/checkout-request.ts";
 import { findByCheckoutKey } from "~/lib/catalogue";
 import { formatCents } from "@advisor-accelerator/shared/money.ts";
+import { formatDay } from "@advisor-accelerator/shared/cohort.ts";
 import type { AuthState } from "~/stores/session";
 import { inputClass, Message, Spinner, SubmitButton, useHydrated } from "~/components/ui/form";
-import { SampleBadge } from "~/components/ui/panel";
+import { SampleBadge } from "~/components/ui/sample";
 import {
   accessNote,
   CANCELLED_NOTICE,
@@ -370,6 +371,12 @@ function CheckoutForm({
             </div>
           </div>
           <dl className="mt-6 space-y-3 border-t border-white/10 pt-6 text-slate-300">
+            {first?.cohort && (
+              <div className="flex justify-between gap-4">
+                <dt>{first.cohort.started ? "Your cohort started" : "Your cohort starts"}</dt>
+                <dd className="text-right text-white">{formatDay(first.cohort.start)}</dd>
+              </div>
+            )}
             <div className="flex justify-between gap-4">
               <dt>Price</dt>
               <dd className="text-white">{price}</dd>
@@ -460,7 +467,7 @@ function CheckoutForm({
                     <path d="M16.7 5.3a1 1 0 0 1 0 1.4l-8 8a1 1 0 0 1-1.4 0l-4-4a1 1 0 1 1 1.4-1.4L8 12.58l7.3-7.3a1 1 0 0 1 1.4 0Z" />
                   </svg>
                   <span>
-                    {note.text}
+                    <span>{note.text}</span>
                     {"sample" in note && note.sample && <SampleBadge />}
                   </span>
                 </li>

@@ -110,13 +110,18 @@ describe("the checkout's first note: what opens when", () => {
   const cohortProgram = { cohort: { starts: ["2027-01-11", "2027-04-12"], timeZone: "America/Chicago", sample: true } };
 
   it("is 'Instant access after payment' for a self-paced program", () => {
-    expect(accessNote({ cohort: null }, copy, new Date())).toEqual({ text: INSTANT_ACCESS, sample: false });
+    expect(accessNote({ cohort: null }, copy, new Date())).toEqual({
+      text: INSTANT_ACCESS,
+      sample: false,
+      cohort: null,
+    });
   });
 
   it("names the cohort a buyer joins today, and its first day, instead of instant access", () => {
     expect(accessNote(cohortProgram, copy, new Date("2026-11-28T18:00:00Z"))).toEqual({
       text: "Orientation opens now; your cohort starts Monday, January 11, 2027",
       sample: true,
+      cohort: { start: "2027-01-11", started: false },
     });
     expect(accessNote(cohortProgram, copy, new Date("2027-01-20T18:00:00Z"))?.text).toBe(
       "Orientation and the weeks so far open now; your cohort started Monday, January 11, 2027",

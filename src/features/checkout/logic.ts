@@ -6,7 +6,7 @@
  * read and write sessionStorage.
  */
 import { findByCheckoutKey, normaliseKey } from "../../lib/catalogue";
-import { cohortAt, formatDay } from "@advisor-accelerator/shared/cohort.ts";
+import { type Cohort, cohortAt, formatDay } from "@advisor-accelerator/shared/cohort.ts";
 import { courseHref } from "../course/logic";
 
 /** What the checkout island needs of a program (content/programs/*.yaml), and nothing more. */
@@ -80,19 +80,19 @@ export interface CohortCopy {
 
 /**
  * The checkout's first note for `program` on `day`'s cohort: "Instant access after payment" for a
- * self-paced program; for a cohort program, when the buyer's cohort starts (or started); null
- * when no cohort is open to join (the program cannot be bought).
+ * self-paced program; for a cohort program, when the buyer's cohort starts (or started), and the
+ * cohort; null when no cohort is open to join (the program cannot be bought).
  */
 export function accessNote(
   program: Pick<CheckoutProgram, "cohort">,
   copy: CohortCopy,
   at: Date,
-): { text: string; sample: boolean } | null {
-  if (!program.cohort) return { text: INSTANT_ACCESS, sample: false };
+): { text: string; sample: boolean; cohort: Cohort | null } | null {
+  if (!program.cohort) return { text: INSTANT_ACCESS, sample: false, cohort: null };
   const cohort = cohortAt(program.cohort.starts, program.cohort.timeZone, at);
   if (!cohort) return null;
   const text = cohort.started ? copy.checkout.started : copy.checkout.next;
-  return { text: text.replace("{date}", formatDay(cohort.start)), sample: program.cohort.sample };
+  return { text: text.replace("{date}", formatDay(cohort.start)), sample: program.cohort.sample, cohort };
 }
 
 /** The spec's note of a program that opens at once (docs/product.md, Checkout). */

@@ -12,6 +12,7 @@
  */
 import { useEffect, useRef, useState } from "react";
 import type { LessonVideo as Video } from "~/lib/database";
+import { SampleBadge } from "~/components/ui/sample";
 import { useAtom } from "~/lib/useAtom";
 import { $progress, LOADING } from "~/features/portal/store";
 import { resumeAt, SAVE_POSITION_EVERY } from "./logic";
@@ -154,6 +155,12 @@ export default function LessonVideo({
         )}
       </div>
       <figcaption className="mt-2 text-sm text-slate-300" aria-live="polite">
+        {video.sample && (
+          <span className="mr-2">
+            Sample video: the lesson&rsquo;s recording goes here.
+            <SampleBadge />
+          </span>
+        )}
         {resumed ? `Resuming where you left off, at ${clock(resumed)}.` : ""}
       </figcaption>
     </figure>
