@@ -21,7 +21,7 @@ import { formatCents } from "../../packages/shared/money.ts";
 import { offerPrice } from "../../src/lib/offer.ts";
 import { contentDir, loadProgramEntries } from "../unit/content-files";
 import { COHORT_COPY, cohortLine, cohortOf, programOf } from "./cohorts";
-import { lastMailTo } from "./customers";
+import { createCustomer, lastMailTo, signIn } from "./customers";
 
 type Entry = Record<string, unknown> & { sample?: boolean };
 const read = <T>(path: string) => load(readFileSync(join(contentDir, path), "utf8")) as T;
@@ -235,5 +235,20 @@ test.describe("the cohort's date before the payment", () => {
     const ics = await file.text();
     expect(ics).toContain(`DTSTART;VALUE=DATE:${cohort.start.replaceAll("-", "")}\r\n`);
     expect(ics).toContain("SUMMARY:AI Advisor Accelerator: your cohort starts\r\n");
+  });
+
+  test("after it, the portal's course tile names the cohort recorded with the order", async ({ page }) => {
+    const customer = await createCustomer({
+      name: "cohort-tile",
+      orders: [{ product: AI, status: "completed", cents: program.priceCents, daysAgo: 0 }],
+    });
+    const cohort = cohortOf(AI);
+    await signIn(page, customer);
+    await expect(page).toHaveURL(/\/portal$/);
+    const tile = page.getByRole("article").filter({ hasText: program.name });
+    if (cohort) {
+      const when = cohort.started ? "Your cohort started" : "Your cohort starts";
+      await expect(tile).toContainText(`${when} ${formatDay(cohort.start)}`);
+    } else await expect(tile).not.toContainText("Your cohort");
   });
 });

@@ -98,6 +98,8 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
       currency: "usd",
       email,
       reference: await orderReference(session.id),
+      // A self-paced program: no cohort.
+      cohortStart: null,
     });
 
     const access = mailsTo(email).filter((m) => m.subject.startsWith("You now have"));

@@ -20,7 +20,17 @@
  * supabase-js is imported on submit, or at once for a visitor with a stored session (to know who
  * they are and read their orders), never for anyone else.
  */
-import { useEffect, useId, useMemo, useRef, useState, type MouseEvent, type RefObject, type SubmitEvent } from "react";
+import {
+  type MouseEvent,
+  type ReactNode,
+  type RefObject,
+  type SubmitEvent,
+  useEffect,
+  useId,
+  useMemo,
+  useRef,
+  useState,
+} from "react";
 import { checkoutRequest } from "@advisor-accelerator/shared/checkout-request.ts";
 import { findByCheckoutKey } from "~/lib/catalogue";
 import { formatCents } from "@advisor-accelerator/shared/money.ts";
@@ -572,6 +582,20 @@ function EmailField({
 const primaryLink =
   "inline-flex min-h-11 items-center justify-center rounded-lg bg-violet-600 px-5 py-3 font-semibold text-white hover:bg-violet-700";
 
+/** The heading of a view in place of the form: focusable, so that a refusal takes the focus to it. */
+function ViewHeading({ heading, children }: { heading: RefObject<HTMLHeadingElement | null>; children: ReactNode }) {
+  return (
+    <h2
+      id="details-heading"
+      ref={heading}
+      tabIndex={-1}
+      className="text-lg font-semibold text-white focus:outline-none"
+    >
+      {children}
+    </h2>
+  );
+}
+
 /** In place of the form when no cohort of the program is open to join: when to ask, and where. */
 function EnrolmentClosed({
   program,
@@ -584,14 +608,7 @@ function EnrolmentClosed({
 }) {
   return (
     <div>
-      <h2
-        id="details-heading"
-        ref={heading}
-        tabIndex={-1}
-        className="text-lg font-semibold text-white focus:outline-none"
-      >
-        Enrolment is closed
-      </h2>
+      <ViewHeading heading={heading}>Enrolment is closed</ViewHeading>
       <p className="mt-4 text-slate-300">
         {program.name} runs in cohorts. {copy.closed}
       </p>
@@ -638,14 +655,7 @@ function AlreadyBought({
     );
   return (
     <div>
-      <h2
-        id="details-heading"
-        ref={heading}
-        tabIndex={-1}
-        className="text-lg font-semibold text-white focus:outline-none"
-      >
-        {owned ? "You already own this" : "Your payment is clearing"}
-      </h2>
+      <ViewHeading heading={heading}>{owned ? "You already own this" : "Your payment is clearing"}</ViewHeading>
       {owned ? (
         <p className="mt-4 text-slate-300">
           {program.name} is already on {whose}. Open it in your member area whenever you like; there is nothing more to
