@@ -137,6 +137,9 @@ describe("npm run build", () => {
     expect(text).not.toContain(LOCAL.PUBLIC_SUPABASE_URL);
     expect(text).not.toContain(LOCAL.PUBLIC_SUPABASE_ANON_KEY);
     expect(headers).not.toMatch(/localhost|127\.0\.0\.1/);
+    // The samples it publishes are labelled, as on the local stack (tests/e2e/truth.spec.ts checks each).
+    const home = readFileSync(join(out, "index.html"), "utf8");
+    expect(home.match(/>Sample<span class="sr-only"> content<\/span>/g)?.length ?? 0).toBeGreaterThan(0);
   }, 180_000);
 
   it("builds without ALLOW_SAMPLE_CONTENT once every sample is replaced or deleted; a section left with no entries is left out", async () => {
