@@ -533,6 +533,8 @@ export interface CourseFacts {
 export const legalSchema = seoSchema.extend({
   /** Date of the last change, shown under the heading. */
   updated: z.coerce.date(),
+  /** A draft the business's counsel has not approved (its terms, its contact address, its date). */
+  sample,
 });
 
 /** A lead page (/get-started-*, /apply): the entry's id is its route, e.g. `get-started-ai` is /get-started-ai. */

@@ -87,6 +87,16 @@ test.describe("sample content is labelled where it shows", () => {
     }
   });
 
+  test("a legal page still a draft: beside its date", async ({ page }) => {
+    for (const file of readdirSync(join(contentDir, "legal"))) {
+      const draft = /^sample: true$/m.test(readFileSync(join(contentDir, "legal", file), "utf8"));
+      await page.goto(`/${file.replace(/\.md$/, "")}`);
+      const updated = page.getByText(/^Last updated/);
+      if (draft) await expect(updated).toContainText(SAMPLE);
+      else await expect(updated).not.toContainText(SAMPLE);
+    }
+  });
+
   test("the contact line of a lead page and the footer of the others", async ({ page }) => {
     const contact = read<{ site: { contact: Entry & { phone: string; email: string } } }>("site.yaml").site.contact;
     const expectLabelled = async (where: Locator) => {
