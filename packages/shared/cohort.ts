@@ -53,6 +53,28 @@ export function cohortAt(starts: readonly string[], timeZone: string, at: Date =
   return cohortOn(starts, dayIn(timeZone, at));
 }
 
+/**
+ * The days after `from` on which the cohort a buyer joins changes, with the cohort from that day
+ * on (null: enrolment closed): a start day (the cohort has started) and the day after a cohort's
+ * last day to join (the next one, or none). Between two of them `cohortOn` answers the same, so a
+ * page can carry them and know the answer on any later day without the rule: the static pages do
+ * (src/components/cohort/CohortSwitch.astro).
+ */
+export function cohortChanges(starts: readonly string[], from: string): { day: string; cohort: Cohort | null }[] {
+  const days = [...new Set(starts.flatMap((start) => [start, addDays(start, JOIN_WITHIN_DAYS + 1)]))]
+    .filter((day) => day > from)
+    .sort();
+  const changes: { day: string; cohort: Cohort | null }[] = [];
+  let last = JSON.stringify(cohortOn(starts, from));
+  for (const day of days) {
+    const cohort = cohortOn(starts, day);
+    const key = JSON.stringify(cohort);
+    if (key !== last) changes.push({ day, cohort });
+    last = key;
+  }
+  return changes;
+}
+
 /** The week of its cohort that `day` falls in (1 on the start day); 0 before the start. */
 export function cohortWeek(start: string, day: string): number {
   if (day < start) return 0;

@@ -3,4 +3,4 @@
  * src/components/ui/sample.tsx for the islands): one look wherever sample content shows.
  */
 export const SAMPLE_MARK_CLASS =
-  "ml-2 inline-flex items-center rounded-full border border-amber-300/60 bg-amber-400/15 px-2 py-0.5 align-middle text-xs font-semibold tracking-wide text-amber-200 normal-case not-italic";
+  "inline-flex items-center rounded-full border border-amber-300/60 bg-amber-400/15 px-2 py-0.5 align-middle text-xs font-semibold tracking-wide text-amber-200 normal-case not-italic";

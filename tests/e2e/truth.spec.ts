@@ -62,8 +62,10 @@ test.describe("sample content is labelled where it shows", () => {
     const strip = page.getByRole("list", { name: "Endorsed by" });
     for (const endorser of endorsements.filter((e) => e.sample)) {
       await expect(strip.getByRole("listitem").filter({ hasText: endorser.firm }).first()).toContainText(SAMPLE);
-      const slide = page.getByRole("group").filter({ hasText: endorser.author });
-      await expect(slide.locator("figcaption")).toContainText(SAMPLE);
+      // The carousel's slides are named under it, with the label (src/components/SampleQuotes.astro).
+      await expect(
+        page.getByRole("paragraph").filter({ hasText: /Sample quotes?, written for layout:/ }),
+      ).toContainText(endorser.author);
     }
     const sources = page.getByRole("list", { name: "Sources" }).first();
     for (const stat of stats.filter((s) => s.sample)) {
@@ -84,6 +86,18 @@ test.describe("sample content is labelled where it shows", () => {
         await expect(line).toBeVisible();
         if (programOf(program.checkoutKey).cohort?.sample) await expect(line.locator("..")).toContainText(SAMPLE);
       }
+    }
+  });
+
+  test("/transformation: each sample testimonial, in the stories or named under the carousel", async ({ page }) => {
+    await page.goto("/transformation");
+    for (const person of testimonials.filter((t) => t.sample && t.programs.includes("ai-advisor-accelerator"))) {
+      const card = page.getByRole("listitem").filter({ hasText: person.name });
+      const note = page
+        .getByRole("paragraph")
+        .filter({ hasText: /Sample quotes?, written for layout:/ })
+        .filter({ hasText: person.name });
+      await expect(card.or(note).first()).toContainText(SAMPLE);
     }
   });
 

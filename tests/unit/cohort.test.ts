@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import {
   addDays,
   cohortAt,
+  cohortChanges,
   cohortOn,
   cohortWeek,
   dayIn,
@@ -84,6 +85,35 @@ describe("the day of purchase is the business's, in its time zone", () => {
       started: true,
     });
     expect(cohortAt(["2027-03-08"], "America/Chicago", new Date("2027-03-23T05:30:00Z"))).toBeNull();
+  });
+});
+
+describe("the days the answer changes (what the static pages carry)", () => {
+  it("lists each start and each day after a cohort's last day to join, with the cohort from then on", () => {
+    expect(cohortChanges(STARTS, "2026-11-28")).toEqual([
+      { day: "2027-01-11", cohort: { start: "2027-01-11", started: true } },
+      { day: "2027-01-26", cohort: { start: "2027-04-12", started: false } },
+      { day: "2027-04-12", cohort: { start: "2027-04-12", started: true } },
+      { day: "2027-04-27", cohort: { start: "2027-07-12", started: false } },
+      { day: "2027-07-12", cohort: { start: "2027-07-12", started: true } },
+      { day: "2027-07-27", cohort: null },
+    ]);
+  });
+
+  it("agrees with the rule on every day of the year it covers", () => {
+    const from = "2026-11-28";
+    const changes = cohortChanges(STARTS, from);
+    let expected = cohortOn(STARTS, from);
+    for (let day = from; day <= "2027-12-31"; day = addDays(day, 1)) {
+      const change = changes.find((c) => c.day === day);
+      if (change) expected = change.cohort;
+      expect(cohortOn(STARTS, day), day).toEqual(expected);
+    }
+  });
+
+  it("lists none once enrolment has closed for good, and only later days", () => {
+    expect(cohortChanges(STARTS, "2027-08-01")).toEqual([]);
+    expect(cohortChanges(STARTS, "2027-05-01").map((c) => c.day)).toEqual(["2027-07-12", "2027-07-27"]);
   });
 });
 

@@ -1,6 +1,5 @@
 import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
 import { dotIndex, nextIndex, previousIndex } from "~/lib/carousel";
-import { SampleBadge } from "~/components/ui/sample";
 import { usePrefersReducedMotion } from "~/lib/useReducedMotion";
 import { TRACK_SCRIPT } from "./track-script";
 
@@ -8,8 +7,6 @@ export interface Quote {
   quote: string;
   author: string;
   role: string;
-  /** Not a real person's words yet (content marks `sample: true`): labelled "Sample". */
-  sample?: boolean;
 }
 
 interface Props {
@@ -138,7 +135,6 @@ export default function QuoteCarousel({ label, quotes, intervalMs = 8000, arrows
                 <figcaption className="mt-6 text-base">
                   <span className="font-semibold text-white">{q.author}</span>
                   <span className="text-slate-300">{`, ${q.role}`}</span>
-                  {q.sample && <SampleBadge />}
                 </figcaption>
               </figure>
             </div>

@@ -3,7 +3,7 @@ import { SAMPLE_MARK_CLASS } from "~/lib/sample-mark";
 
 export function SampleBadge() {
   return (
-    <span className={SAMPLE_MARK_CLASS}>
+    <span className={`ml-2 ${SAMPLE_MARK_CLASS}`}>
       Sample<span className="sr-only"> content</span>
     </span>
   );
