@@ -64,7 +64,7 @@ function cents(data: Yaml, key: string, file: string): number {
  * A cohort program's start days as YYYY-MM-DD, sorted (js-yaml reads an unquoted day as a Date);
  * none for a self-paced program. Throws, naming the file, for anything that is not a day.
  */
-function cohortStarts(program: Yaml, file: string): string[] {
+export function cohortStarts(program: Yaml, file: string): string[] {
   const cohort = program.cohort;
   if (cohort === undefined) return [];
   const starts = isRecord(cohort) ? (cohort.starts ?? []) : undefined;

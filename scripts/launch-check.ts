@@ -23,6 +23,7 @@ import { parseEnv } from "node:util";
 import { load } from "js-yaml";
 import { parse as parseToml } from "smol-toml";
 import { cohortAt } from "../packages/shared/cohort.ts";
+import { cohortStarts } from "./catalogue.ts";
 import { envProblems, type FunctionVariable } from "../functions/_shared/env.ts";
 import { findSamples, sampleLines } from "../src/integrations/sample-content.ts";
 import { supabaseProject } from "../src/lib/supabase-url.ts";
@@ -74,12 +75,8 @@ function closedCohorts(root: string, timeZone: string, now: Date): string[] {
     .filter((name) => name.endsWith(".yaml"))
     .flatMap((name) => {
       const program = read(join(dir, name));
-      const cohort = program.cohort;
-      if (!isRecord(cohort)) return [];
-      const starts = (Array.isArray(cohort.starts) ? cohort.starts : []).map((day: unknown) =>
-        day instanceof Date ? day.toISOString().slice(0, 10) : String(day),
-      );
-      return cohortAt(starts, timeZone, now)
+      if (!isRecord(program.cohort)) return [];
+      return cohortAt(cohortStarts(program, join(dir, name)), timeZone, now)
         ? []
         : [
             `content/programs/${name}: no cohort is open to join, so ${String(program.name)} cannot be bought: add the next start days to \`cohort.starts\``,
