@@ -151,9 +151,12 @@ export interface CourseCard {
   cohortStart?: string;
 }
 
+/** What My Courses groups an order's program by: its product key, trimmed and upper case, or the order itself. */
+const cardKey = (order: OrderRow) => order.product_key?.trim().toUpperCase() || `order-${order.order_id}`;
+
 function card(programs: readonly PortalProgram[], order: OrderRow, status: CourseCard["status"]): CourseCard {
   const program = programOf(programs, order.product_key);
-  const key = order.product_key?.trim().toUpperCase() || `order-${order.order_id}`;
+  const key = cardKey(order);
   if (!program) return { key, name: UNKNOWN_PRODUCT_NAME, status };
   const { name, page, image, imageAlt, description, course, lessons } = program;
   return { key, name, page, image, imageAlt, description, course, lessons, status };
@@ -178,7 +181,7 @@ export function myCourses(
     if (seen.has(course.key)) continue;
     seen.add(course.key);
     const earliest = completed
-      .filter((o) => o.product_key?.trim().toUpperCase() === order.product_key?.trim().toUpperCase())
+      .filter((o) => cardKey(o) === course.key)
       .reduce((a, b) => ((b.order_date ?? "") < (a.order_date ?? "") ? b : a));
     active.push(earliest.cohort_start ? { ...course, cohortStart: earliest.cohort_start } : course);
   }
