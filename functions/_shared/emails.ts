@@ -5,7 +5,7 @@
  * reset) are supabase/templates/; these share their look. Every value is escaped; the HTML is
  * table-based with inline styles, as mail clients need.
  */
-import type { AttributionKey } from "../../packages/shared/checkout-request.ts";
+import { ATTRIBUTION_LABELS, type AttributionKey } from "../../packages/shared/checkout-request.ts";
 import { formatDay } from "../../packages/shared/cohort.ts";
 import { formatCents } from "../../packages/shared/money.ts";
 // The business as its e-mails name it: content/site.yaml's brand, through the generated catalogue.
@@ -241,17 +241,6 @@ export interface LeadFacts {
   createdAt: string;
   attribution: Partial<Record<AttributionKey, string | null>>;
 }
-
-/** The visit's first touch as the business reads it in a lead's e-mail (and the scheduling stand-in's). */
-export const ATTRIBUTION_LABELS: readonly (readonly [AttributionKey, string])[] = [
-  ["utm_source", "Source"],
-  ["utm_medium", "Medium"],
-  ["utm_campaign", "Campaign"],
-  ["utm_term", "Term"],
-  ["utm_content", "Content"],
-  ["referrer", "Referrer"],
-  ["landing_page", "Landing page"],
-];
 
 /**
  * The business's notification of a consultation request: every answer, the page, and where the

@@ -21,8 +21,8 @@ import { WISTIA_PLAYER_PATH } from "./src/wistia.ts";
 import { runNode, syncCatalogue } from "./src/run.ts";
 import type { Stack } from "./src/stack.ts";
 
-// The stack is loaded after the catalogue is current (packages/local-stack/src/run.ts): it reads it
-// once.
+// The catalogue is brought in line with content first (packages/local-stack/src/run.ts); the stack
+// reads it as it starts, and refuses to start on an older copy (packages/local-stack/src/product.ts).
 await syncCatalogue();
 const { exposedWarning, startStack } = await import("./src/stack.ts");
 

@@ -16,7 +16,7 @@ export const START_SCRIPT = join(import.meta.dirname, "start.ts");
 
 // The stack in this process: its options and answer, the demo customer supabase/seed.sql makes,
 // the sender of the functions' e-mails.
-export { DEMO_USER, LOCAL_MAIL_FROM, type Stack, type StackOptions } from "./src/stack.ts";
+export { DEMO_USER, localMailFrom, type Stack, type StackOptions } from "./src/stack.ts";
 
 // The site built for a stack (the bench, the production build's test).
 export { siteBuildEnv } from "./src/site.ts";

@@ -41,8 +41,8 @@ if (!values.build && !existsSync(values.dir)) {
 }
 if (values.reset) rmSync(values.data, { recursive: true, force: true });
 
-// The stack is loaded after the catalogue is current (packages/local-stack/src/run.ts): it reads it
-// once.
+// The catalogue is brought in line with content first (packages/local-stack/src/run.ts); the stack
+// reads it as it starts, and refuses to start on an older copy (packages/local-stack/src/product.ts).
 await syncCatalogue();
 const { DEMO_USER, exposedWarning } = await import("./src/stack.ts");
 

@@ -16,6 +16,18 @@ export const ATTRIBUTION_KEYS = [
   "landing_page",
 ] as const;
 export type AttributionKey = (typeof ATTRIBUTION_KEYS)[number];
+
+/** The visit's first touch as the business reads it in a lead's e-mail (and the scheduling stand-in's). */
+export const ATTRIBUTION_LABELS: readonly (readonly [AttributionKey, string])[] = [
+  ["utm_source", "Source"],
+  ["utm_medium", "Medium"],
+  ["utm_campaign", "Campaign"],
+  ["utm_term", "Term"],
+  ["utm_content", "Content"],
+  ["referrer", "Referrer"],
+  ["landing_page", "Landing page"],
+];
+
 /** Stripe keeps metadata values up to 500 characters; ours are cut well below that. */
 export const ATTRIBUTION_VALUE_MAX = 200;
 

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { BUSINESS_EMAIL } from "../../functions/_shared/catalogue.ts";
 import { FIELD_MAX, leadRequest, MAX_BODY_BYTES } from "../../packages/shared/lead.ts";
 import { LIMITS } from "../../functions/leads/handler.ts";
-import { BACKENDS, LOCAL_MAIL_FROM, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
+import { BACKENDS, localMailFrom, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 import { type Answer as Answered, nextAddress, postFrom } from "../support/client-address.ts";
 import { logTallies, Tally } from "../support/hostile.ts";
 
@@ -105,7 +105,7 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
 
     const [mail, ...again] = notifications(email);
     expect(again).toEqual([]);
-    expect(mail).toMatchObject({ from: LOCAL_MAIL_FROM, subject: "Consultation request: Jordan Reyes" });
+    expect(mail).toMatchObject({ from: localMailFrom(), subject: "Consultation request: Jordan Reyes" });
     for (const line of [
       `Email: ${email}`,
       "Phone: (303) 555-0199",

@@ -15,7 +15,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { envProblems, type FunctionVariable } from "../../../functions/_shared/env.ts";
+import type { envProblems, FunctionVariable } from "../../../functions/_shared/env.ts";
 import { bearer, type Context, json } from "./http.ts";
 
 /** What a function's handler module exports by default. */
@@ -33,6 +33,8 @@ export async function handleFunctions(
   request: Request,
   context: Context,
   functionsDir: string,
+  /** The functions' own check of their environment (functions/_shared/env.ts), read at start (./product.ts). */
+  problemsOf: typeof envProblems,
   localEnv: { SITE_URL?: string } & Record<string, string> = {},
 ): Promise<Response> {
   const url = new URL(request.url);
@@ -66,7 +68,7 @@ export async function handleFunctions(
   };
   // What the Edge entry does at boot (functions/<name>/index.ts): a function whose environment
   // fails its checks does not start, and the platform answers 503.
-  const problems = envProblems(env, module.ENV ?? []);
+  const problems = problemsOf(env, module.ENV ?? []);
   if (problems.length > 0) {
     console.error(`Function ${name} cannot start: ${problems.join("; ")}`);
     return json({ code: "BOOT_ERROR", message: "Function failed to start (please check logs)" }, 503);

@@ -2,8 +2,8 @@
  * The scripts `npm start` and `npm run dev` run as separate Node processes (the stack imports
  * nothing from scripts/): `runNode` runs one to its end; `syncCatalogue` brings what the functions
  * sell (functions/_shared/catalogue.ts) in line with content/programs/ (`npm run catalogue`)
- * before the stack is loaded, since the stack reads the catalogue once and moves the Stripe
- * stand-in's prices to it as it starts: a price edited in content is what the local checkout
+ * before the stack starts, since the stack reads the catalogue as it starts (./product.ts) and moves
+ * the Stripe stand-in's prices to it: a price edited in content is what the local checkout
  * charges, with no extra step.
  */
 import { spawn } from "node:child_process";

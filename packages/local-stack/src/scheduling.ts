@@ -14,7 +14,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { load } from "js-yaml";
-import { ATTRIBUTION_LABELS } from "../../../functions/_shared/emails.ts";
+import { ATTRIBUTION_LABELS } from "../../shared/checkout-request.ts";
 import { readBody } from "./http.ts";
 import type { Mailer } from "./mail.ts";
 import { PROJECT_ROOT } from "./project.ts";
@@ -47,7 +47,7 @@ export function businessTimeZone(root = PROJECT_ROOT): string {
 }
 
 /** The business's name (content/site.yaml `brand`), which the widget shows as the calendar's host. */
-function businessName(root = PROJECT_ROOT): string {
+export function businessName(root = PROJECT_ROOT): string {
   return siteYaml(root)?.site?.brand ?? "";
 }
 

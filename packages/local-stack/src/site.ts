@@ -60,8 +60,8 @@ export interface SiteStackOptions extends Omit<StackOptions, "siteDir"> {
 
 /** Starts the stack serving the site, built first when `build` is given. */
 export async function startSiteStack({ build, ...options }: SiteStackOptions): Promise<Stack> {
-  // Loaded now, not with this file: the stack reads the catalogue once, which `npm start` first
-  // brings in line with content (packages/local-stack/src/run.ts) after loading this file.
+  // Loaded now, not with this file: the stack reads the catalogue as it starts (./product.ts), which
+  // `npm start` first brings in line with content (./run.ts).
   const { isLoopback, startStack } = await import("./stack.ts");
   if (!build) return startStack(options);
   const listen = options.listen ?? "127.0.0.1";

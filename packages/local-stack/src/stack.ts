@@ -16,9 +16,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { isIP, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { BRAND, CATALOGUE } from "../../../functions/_shared/catalogue.ts";
-import { stripeClient } from "../../../functions/_shared/stripe.ts";
-import { setupCatalogue } from "../../../functions/_shared/stripe-setup.ts";
 import { handleAuth } from "./auth/index.ts";
 import { type ConfigOverrides, loadConfig, type StackConfig } from "./config.ts";
 import { makePrivateFolder, tightenDataFolder, tightenFolder, writePrivateFileSync } from "./data-folder.ts";
@@ -29,9 +26,10 @@ import { createSigner, type Signer } from "./jwt.ts";
 import { isLocalHost, misdirected } from "./local-host.ts";
 import { createMailer, type Mailer, OUTBOX_PATH, outboxPage } from "./mail.ts";
 import { handleRest } from "./postgrest/index.ts";
+import { type Product, readProduct } from "./product.ts";
 import { PROJECT_ROOT } from "./project.ts";
 import { createResend, type ResendOptions, type ResendService, type ResendStandIn } from "./resend.ts";
-import { businessAddress, handleScheduling, SCHEDULING_PATH } from "./scheduling.ts";
+import { businessAddress, businessName, handleScheduling, SCHEDULING_PATH } from "./scheduling.ts";
 import { staticHandler } from "@advisor-accelerator/static-host";
 import { handleStorage } from "./storage.ts";
 import { handleWistia, WISTIA_PATH } from "./wistia.ts";
@@ -52,7 +50,7 @@ export const DEMO_USER = { email: "demo@advisoraccelerator.com", password: "advi
 export const LOCAL_PATH = "/_local";
 
 /** The functions' sender on the local stack, unless MAIL_FROM is set. */
-export const LOCAL_MAIL_FROM = `${BRAND} <team@advisor-accelerator.local>`;
+export const localMailFrom = (root = PROJECT_ROOT) => `${businessName(root)} <team@advisor-accelerator.local>`;
 
 export interface StackOptions {
   /** Port to listen on; 0 picks a free one. */
@@ -124,6 +122,9 @@ function corsHeaders(request: Request): Record<string, string> {
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const functionsDir = options.functionsDir ?? join(root, "functions");
+  // Read now, not at load (./product.ts); a stale catalogue stops the start here, before anything opens.
+  const product: Product = await readProduct(functionsDir);
   const dataDir = options.dataDir ?? "";
   if (dataDir) makePrivateFolder(dataDir);
   const unlock = dataDir ? lockDataDir(dataDir) : () => undefined;
@@ -158,7 +159,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const signer = createSigner({ dataDir: dataDir || undefined });
   const mail = createMailer(dataDir || undefined);
   const serveSite = options.siteDir ? staticHandler(options.siteDir) : undefined;
-  const functionsDir = options.functionsDir ?? join(root, "functions");
   const leadsTo = options.leadsTo ?? businessAddress(root);
 
   const listen = options.listen ?? "127.0.0.1";
@@ -210,7 +210,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ...(process.env.RESEND_API_KEY?.trim()
       ? {}
       : { RESEND_API_KEY: resend.handle.apiKey, RESEND_API_URL: resend.handle.apiUrl }),
-    ...(process.env.MAIL_FROM?.trim() ? {} : { MAIL_FROM: LOCAL_MAIL_FROM }),
+    ...(process.env.MAIL_FROM?.trim() ? {} : { MAIL_FROM: localMailFrom(root) }),
     ...options.secrets,
   });
 
@@ -249,7 +249,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           new Response("Not found", { status: 404 })
         );
       }
-      if (api === "/functions/v1") return handleFunctions(request, context, functionsDir, functionEnv());
+      if (api === "/functions/v1")
+        return handleFunctions(request, context, functionsDir, product.envProblems, functionEnv());
       const cors = corsHeaders(request);
       if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: cors });
       const response = await route(api, request, context);
@@ -276,8 +277,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   if (options.stripe?.catalogue !== false) {
     // The programs on sale, as `npm run stripe:setup -- --archive` makes them at Stripe (idempotent):
     // the local functions always carry the current catalogue, so old prices are archived at once.
-    const client = stripeClient({ STRIPE_SECRET_KEY: stripe.handle.secretKey, STRIPE_API_URL: url });
-    await setupCatalogue(client, CATALOGUE, { archive: true }).catch(async (error: unknown) => {
+    const client = product.stripeClient({ STRIPE_SECRET_KEY: stripe.handle.secretKey, STRIPE_API_URL: url });
+    await product.setupCatalogue(client, product.catalogue, { archive: true }).catch(async (error: unknown) => {
       await close();
       throw error;
     });

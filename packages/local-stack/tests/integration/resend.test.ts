@@ -18,7 +18,7 @@ import { startTestStack, type TestStack } from "../../src/harness.ts";
 import { MAX_BODY_BYTES } from "../../src/http.ts";
 import type { Mail } from "../../src/mail.ts";
 import { DEFAULT_RATE_LIMIT } from "../../src/resend.ts";
-import { LOCAL_MAIL_FROM } from "../../src/stack.ts";
+import { localMailFrom } from "../../src/stack.ts";
 
 const project = mkdtempSync(join(tmpdir(), "resend-standin-"));
 const functionsDir = join(project, "functions");
@@ -481,7 +481,7 @@ describe("Resend stand-in", () => {
       body: JSON.stringify({ to }),
     });
     const body = (await answer.json()) as { data: { id: string } | null; env: Record<string, string> };
-    expect(body.env).toEqual({ url: `${stack.url}/_local/resend`, key: stack.resend.apiKey, from: LOCAL_MAIL_FROM });
+    expect(body.env).toEqual({ url: `${stack.url}/_local/resend`, key: stack.resend.apiKey, from: localMailFrom() });
     expect(body.data?.id).toBeTruthy();
     expect(outboxTo(stack, to)).toMatchObject([
       { from: "Advisor Accelerator <team@advisor-accelerator.local>", subject: "Access granted" },
