@@ -16,6 +16,9 @@ import { BUSINESS_EMAIL } from "../../functions/_shared/catalogue.ts";
 import type { CheckoutStatus } from "../../packages/shared/checkout-status.ts";
 import { BACKENDS, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 import { payOnPage, signEvent, TEST_BANK as BANK, TEST_CARD as CARD } from "../support/stripe-events.ts";
+import { LIMITS as STATUS_LIMITS } from "../../functions/checkout-status/handler.ts";
+import { getFrom, nextAddress } from "../support/client-address.ts";
+import { logTallies, Tally } from "../support/hostile.ts";
 
 const SITE = "http://localhost:4321";
 const GROWTH = { checkoutKey: "GROWTH_MINDSET", stripeLookupKey: "growth_mindset" };
@@ -27,17 +30,21 @@ const buyer = (name: string) => `${name}.${Date.now().toString(36)}${serial++}@e
 describe.each(BACKENDS)("after the payment on $name", (backend) => {
   let stack: TestStack;
   let stripe: Stripe;
+  const statusFlood = new Tally("checkout-status flood");
 
   beforeAll(async () => {
     stack = await startTestStack(backend, { seed: false, stripe: { retryDelaysMs: [300, 600, 1_200, 2_400] } });
     stripe = stripeClient({ STRIPE_SECRET_KEY: stack.stripe.secretKey, STRIPE_API_URL: stack.url });
   }, 60_000);
   afterAll(async () => {
+    logTallies(statusFlood);
     await stack?.stop();
   });
   afterEach(() => {
     delete process.env.RESEND_API_KEY;
     delete process.env.RESEND_API_URL;
+    delete process.env.STRIPE_SECRET_KEY;
+    delete process.env.STRIPE_API_URL;
   });
 
   /** The checkout page's call, then the hosted page's form, as a browser posts it. */
@@ -295,4 +302,66 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
     const post = await fetch(`${stack.url}/functions/v1/checkout-status?session_id=${foreign.id}`, { method: "POST" });
     expect(post.status).toBe(405);
   });
+
+  it("checkout-status answers a recorded order from the database: Stripe unreachable, the buyer still reads it", async () => {
+    const email = buyer("recorded");
+    const session = await buy(email);
+    await expect.poll(async () => (await order(session.id))?.status, { timeout: 10_000 }).toBe("completed");
+    // Stripe unreachable (a closed port) for the functions, as in an outage: the database answers.
+    process.env.STRIPE_SECRET_KEY = "sk_test_outage";
+    process.env.STRIPE_API_URL = "http://127.0.0.1:9";
+    const known = await status(session.id);
+    expect(known.code).toBe(200);
+    expect(known.body).toMatchObject({
+      state: "paid",
+      program: { key: "GROWTH_MINDSET", name: "Growth Mindset Mastery" },
+      amountCents: 30000,
+      email,
+      reference: await orderReference(session.id),
+    });
+    // A session the database does not know is asked of Stripe, which cannot answer now.
+    expect((await status("cs_test_a1notrecordedyet000")).code).toBe(502);
+  });
+
+  it("checkout-status refuses an id that is not a Checkout Session's before asking anyone", async () => {
+    process.env.STRIPE_SECRET_KEY = "sk_test_outage";
+    process.env.STRIPE_API_URL = "http://127.0.0.1:9";
+    // Stripe's ids are cs_test_ or cs_live_ and letters and digits: anything else is a 400, not a 502.
+    for (const id of [
+      "cs_x_a1b2c3d4e5f6",
+      "cs_test_a1b2c3d4'--",
+      "pi_test_a1b2c3d4e5f6",
+      "cs_test_",
+      "cs_live_a1b2_c3d4e5",
+    ])
+      expect((await status(id)).code, id).toBe(400);
+  });
+
+  it("a status flood from one address reaches Stripe only as far as LIMITS allow; the rest get 429 with Retry-After", async () => {
+    const made = (n: number) =>
+      `${stack.url}/functions/v1/checkout-status?session_id=cs_test_a1madeup${String(n).padStart(8, "0")}`;
+    // 100 at once (the red team's 109 a second): the ceiling everyone shares lets a second's worth through.
+    const burst = await Promise.all(Array.from({ length: 100 }, (_, i) => getFrom(made(i), nextAddress())));
+    const through = burst.filter((a) => a.status !== 429).length;
+    expect(through).toBeGreaterThan(0);
+    // A fixed one-second window: a burst that straddles two windows gets at most two windows' worth.
+    expect(through).toBeLessThanOrEqual(2 * STATUS_LIMITS.everyone.hits);
+    // Tallied as tries past what the limits let through (a second or two's ceiling).
+    for (let i = 0; i < burst.length; i++) statusFlood.count(i < through - 2 * STATUS_LIMITS.everyone.hits);
+    for (const answer of burst.filter((a) => a.status === 429))
+      expect(Number(answer.headers["retry-after"])).toBeGreaterThan(0);
+    // One address, paced under the shared ceiling: its own hourly allowance, then 429 for an hour.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const address = nextAddress();
+    for (let i = 0; i < STATUS_LIMITS.address.hits; i++) {
+      expect((await getFrom(made(200 + i), address)).status).toBe(404);
+      await new Promise((resolve) => setTimeout(resolve, 1_000 / STATUS_LIMITS.everyone.hits + 25));
+    }
+    const refused = await getFrom(made(300), address);
+    statusFlood.count(refused.status !== 429);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(60);
+    // Another visitor is not held back by this one.
+    expect((await getFrom(made(301), nextAddress())).status).toBe(404);
+  }, 30_000);
 });

@@ -24,16 +24,35 @@ export function postFrom<Body = Record<string, unknown>>(
   from: string,
   headers: Record<string, string> = {},
 ): Promise<Answer<Body>> {
+  return callFrom("POST", url, payload, from, headers);
+}
+
+/** GETs `url` from the address `from`, and reads the JSON answer. */
+export function getFrom<Body = Record<string, unknown>>(
+  url: string,
+  from: string,
+  headers: Record<string, string> = {},
+): Promise<Answer<Body>> {
+  return callFrom("GET", url, null, from, headers);
+}
+
+function callFrom<Body>(
+  method: "GET" | "POST",
+  url: string,
+  payload: string | null,
+  from: string,
+  headers: Record<string, string>,
+): Promise<Answer<Body>> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const call = httpRequest(
       {
         host: target.hostname,
         port: target.port,
-        path: target.pathname,
-        method: "POST",
+        path: target.pathname + target.search,
+        method,
         localAddress: from,
-        headers: { "content-type": "application/json", ...headers },
+        headers: payload === null ? headers : { "content-type": "application/json", ...headers },
       },
       (response) => {
         let text = "";
@@ -45,6 +64,6 @@ export function postFrom<Body = Record<string, unknown>>(
       },
     );
     call.on("error", reject);
-    call.end(payload);
+    call.end(payload ?? undefined);
   });
 }

@@ -1,7 +1,7 @@
 /** The success page's views (docs/product.md, Screens and routes: Payment success; a pending payment is never called successful). */
 import { describe, expect, it } from "vitest";
 import type { CheckoutStatus } from "@advisor-accelerator/shared/checkout-status.ts";
-import { successView } from "./success";
+import { fetchStatus, successView } from "./success";
 
 const status = (state: CheckoutStatus["state"], email: string | null = "dana@example.com"): CheckoutStatus => ({
   state,
@@ -70,5 +70,45 @@ describe("the success page's view of its session", () => {
     const view = successView(status("processing", null), false);
     expect(view.facts.map(([label]) => label)).not.toContain("E-mail");
     expect(view.fields.email).toBe("the address you gave");
+  });
+});
+
+describe("asking checkout-status", () => {
+  /** A server answering as the function does: `answers` in turn, JSON bodies. */
+  async function functionAnswering(answers: [number, unknown][]) {
+    const { createServer } = await import("node:http");
+    const asked: string[] = [];
+    const server = createServer((request, response) => {
+      asked.push(request.url ?? "");
+      const [code, body] = answers[Math.min(asked.length - 1, answers.length - 1)]!;
+      response.writeHead(code, { "content-type": "application/json" }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    return { url: `http://127.0.0.1:${port}/functions/v1`, asked, close: () => server.close() };
+  }
+
+  it("sits out a launch-day rush's short wait once, then shows the answer", async () => {
+    const fn = await functionAnswering([
+      [429, { error: "Too many requests in a short time. Please try again later.", retry_after: 1 }],
+      [200, status("paid")],
+    ]);
+    const waits: number[] = [];
+    const answer = await fetchStatus(fn.url, "cs_test_a1abcdefgh", async (s) => void waits.push(s));
+    fn.close();
+    expect(waits).toEqual([1]);
+    expect(fn.asked).toEqual(["/functions/v1/checkout-status?session_id=cs_test_a1abcdefgh", expect.any(String)]);
+    expect(answer).toEqual(status("paid"));
+  });
+
+  it("does not wait out a long refusal, nor a second one: the page says it cannot tell yet", async () => {
+    const long = await functionAnswering([[429, { retry_after: 3600 }]]);
+    expect(await fetchStatus(long.url, "cs_test_a1abcdefgh", async () => undefined)).toBeNull();
+    expect(long.asked).toHaveLength(1);
+    long.close();
+    const twice = await functionAnswering([[429, { retry_after: 1 }]]);
+    expect(await fetchStatus(twice.url, "cs_test_a1abcdefgh", async () => undefined)).toBeNull();
+    expect(twice.asked).toHaveLength(2);
+    twice.close();
   });
 });

@@ -5,6 +5,7 @@
  * tested: a payment still processing is never called successful, and one that failed says so.
  */
 import type { CheckoutStatus } from "@advisor-accelerator/shared/checkout-status.ts";
+import { rushWaitOf } from "./logic";
 import { formatDay } from "@advisor-accelerator/shared/cohort.ts";
 import { formatCents } from "@advisor-accelerator/shared/money.ts";
 
@@ -55,16 +56,29 @@ export function successView(status: CheckoutStatus | null, failedToRead: boolean
 export const POLL_MS = 10_000;
 export const POLL_TIMES = 60;
 
-/** The status of `sessionId`, or null when the function cannot say (network, 4xx, 5xx). */
-export async function fetchStatus(functionsUrl: string, sessionId: string): Promise<CheckoutStatus | null> {
-  try {
-    const url = new URL(`${functionsUrl}/checkout-status`);
-    url.searchParams.set("session_id", sessionId);
-    const response = await fetch(url, { cache: "no-store" });
-    // The body is read either way: one left unread keeps the request open in the browser.
-    const body: unknown = await response.json();
-    return response.ok ? (body as CheckoutStatus) : null;
-  } catch {
-    return null;
+/**
+ * The status of `sessionId`, or null when the function cannot say (network, 4xx, 5xx). Many buyers
+ * back from Stripe at the same second (a launch) may meet the function's shared ceiling
+ * (functions/checkout-status/handler.ts LIMITS): a short wait is sat out once, as the checkout does.
+ */
+export async function fetchStatus(
+  functionsUrl: string,
+  sessionId: string,
+  sleep = (seconds: number) => new Promise<void>((resolve) => setTimeout(resolve, seconds * 1000)),
+): Promise<CheckoutStatus | null> {
+  const url = new URL(`${functionsUrl}/checkout-status`);
+  url.searchParams.set("session_id", sessionId);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const response = await fetch(url, { cache: "no-store" });
+      // The body is read either way: one left unread keeps the request open in the browser.
+      const body: unknown = await response.json();
+      const wait = attempt === 0 ? rushWaitOf(response.status, body) : null;
+      if (wait === null) return response.ok ? (body as CheckoutStatus) : null;
+      await sleep(wait);
+    } catch {
+      return null;
+    }
   }
+  return null;
 }
