@@ -5,8 +5,10 @@
  * must match the catalogue's amount; the buyer's Stripe customer is reused by e-mail or created,
  * so every paid session is tied to a buyer; the program key and the visit's attribution go into
  * the session's metadata, where the webhook reads them, and the buyer's address into the payment
- * as `receipt_email`, where Stripe sends its receipt. An address whose account already owns the
- * program (or is paying for it by bank debit) gets 409 and no session. A cohort program sells a
+ * as `receipt_email`, where Stripe sends its receipt. An address with an account gets 409 and no
+ * session unless its owner is signed in (`sign_in_required`: the address reveals an account at most,
+ * never a purchase); a signed-in owner of the program, or one paying for it by bank debit, gets 409
+ * too (refusalFor). A cohort program sells a
  * seat in the cohort the shared rule picks today (packages/shared/cohort.ts), whose start day goes
  * into the metadata as `cohort_start` for the webhook to record on the order; with no cohort open
  * to join it gets 409 `enrolment_closed` and no session. A flood gets 429 with
@@ -22,6 +24,7 @@ import { clientAddress, type Limit, overLimit, tooMany } from "../_shared/rate-l
 import { type Stripe, stripeClient } from "../_shared/stripe.ts";
 import { adminClient } from "../_shared/supabase-admin.ts";
 import { readCheckoutRequest } from "./request.ts";
+import { roleOf } from "../../packages/shared/jwt.ts";
 import { type Cohort, cohortAt } from "../../packages/shared/cohort.ts";
 
 /** What the function reads from its environment (functions/_shared/env.ts checks them at start). */
@@ -51,7 +54,7 @@ export const LIMITS = {
 
 /**
  * The wait to answer a flood with, or 0. When the database cannot count, the checkout goes ahead
- * (as for alreadyBought): a sale is not refused for an outage, and Stripe limits its own API.
+ * (as for refusalFor): a sale is not refused for an outage, and Stripe limits its own API.
  */
 async function floodWait(request: Request, env: Env, email: string): Promise<number> {
   const address = clientAddress(request);
@@ -114,26 +117,55 @@ async function customerFor(stripe: Stripe, email: string): Promise<string> {
 }
 
 /**
- * Whether the account with `email` already owns `product` (or is paying for it by bank debit):
- * the 409 to answer instead of a second charge, or null. When the database cannot say, the
- * checkout goes ahead: a sale is not refused for an outage (a double purchase is refundable).
+ * The signed-in caller's address, verified by Auth (supabase-js sends the session's access token with
+ * `functions.invoke`; a visitor's request carries the anon key), or null for a visitor, or when Auth
+ * cannot say now.
  */
-async function alreadyBought(env: Env, email: string, product: CatalogueProduct): Promise<Response | null> {
+async function callerEmail(request: Request, env: Env): Promise<string | null> {
+  const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  if (!token || roleOf(token) !== "authenticated") return null;
+  try {
+    const { data, error } = await adminClient(env).auth.getUser(token);
+    return error ? null : (data.user?.email?.toLowerCase() ?? null);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The 409 to answer instead of a checkout, or null. Typing an address reveals at most that it has an
+ * account, never what it bought: a visitor (or another account) giving an address with an account is
+ * asked to sign in to continue, as the big course platforms do. Only the account's signed-in owner
+ * hears that they own the program already, or that their bank payment for it is still clearing (no
+ * second charge). When the database or Auth cannot say, the checkout goes ahead: a sale is not
+ * refused for an outage (a double purchase is refundable).
+ */
+async function refusalFor(
+  env: Env,
+  email: string,
+  product: CatalogueProduct,
+  caller: string | null,
+): Promise<Response | null> {
+  const admin = adminClient(env);
   let data: unknown;
   try {
-    const answer = await adminClient(env).rpc("buyer_order_state", { p_email: email, p_product_key: product.key });
+    const answer =
+      caller === email.toLowerCase()
+        ? await admin.rpc("buyer_order_state", { p_email: email, p_product_key: product.key })
+        : await admin.rpc("auth_user_id_by_email", { p_email: email });
     if (answer.error) throw new Error(answer.error.message);
     data = answer.data;
   } catch (error) {
-    console.error("stripe-checkout could not check earlier orders:", (error as Error).message);
+    console.error("stripe-checkout could not check the address:", (error as Error).message);
     return null;
   }
+  if (caller !== email.toLowerCase())
+    return data
+      ? json({ error: `${email} already has an account. Sign in to continue.`, code: "sign_in_required" }, 409)
+      : null;
   if (data === "owned")
     return json(
-      {
-        error: `You already own ${product.name}. Sign in with ${email} to open it in your client portal.`,
-        code: "already_owned",
-      },
+      { error: `You already own ${product.name}. Open it in your client portal.`, code: "already_owned" },
       409,
     );
   if (data === "processing")
@@ -193,7 +225,7 @@ export default async function handler(request: Request, env: Env): Promise<Respo
   if (seat.refused) return withCors(request, seat.refused, origins);
   const wait = await floodWait(request, env, email);
   if (wait > 0) return answer(tooMany(wait), 429, { "retry-after": String(wait) });
-  const refused = await alreadyBought(env, email, product);
+  const refused = await refusalFor(env, email, product, await callerEmail(request, env));
   if (refused) return withCors(request, refused, origins);
 
   try {

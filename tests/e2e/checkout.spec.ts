@@ -629,8 +629,8 @@ test.describe("a signed-in customer", () => {
   });
 });
 
-test.describe("an address whose account already has the program, not signed in (the function's 409)", () => {
-  test("shows You already own this, with the link and a hint to sign in, and lets another address be used", async ({
+test.describe("an address that has an account, not signed in (the function's 409)", () => {
+  test("says Sign in to continue and nothing of what it owns; signing in comes back to the checkout", async ({
     page,
   }) => {
     const answers = await recordAnswers(page);
@@ -638,18 +638,15 @@ test.describe("an address whose account already has the program, not signed in (
     await page.getByLabel("Email").fill("demo@advisoraccelerator.com");
     await page.getByRole("button", { name: "Complete Purchase" }).click();
 
-    const details = page.getByRole("region", { name: "You already own this" });
+    const details = page.getByRole("region", { name: "Sign in to continue" });
     await expect(details).toBeVisible();
-    await expect(details.getByRole("heading", { name: "You already own this" })).toBeFocused();
-    expect(answers).toEqual([{ status: 409, body: { error: expect.any(String) as unknown, code: "already_owned" } }]);
-    await expect(details).toContainText(
-      "Growth Mindset Mastery is already on the account of demo@advisoraccelerator.com.",
-    );
-    await expect(details).toContainText("Sign in with that e-mail to open it.");
-    await expect(details.getByRole("link", { name: "Open Growth Mindset Mastery" })).toHaveAttribute(
-      "href",
-      "/portal/courses/growth-mindset",
-    );
+    await expect(details.getByRole("heading", { name: "Sign in to continue" })).toBeFocused();
+    expect(answers).toEqual([
+      { status: 409, body: { error: expect.any(String) as unknown, code: "sign_in_required" } },
+    ]);
+    await expect(details).toContainText("demo@advisoraccelerator.com already has an account with us.");
+    // What the account owns is for its signed-in owner only.
+    await expect(details).not.toContainText(/already own|clearing/i);
     await expect(page.getByRole("alert")).toBeHidden();
     await expect(page.getByRole("button", { name: "Complete Purchase" })).toHaveCount(0);
     expect(await axeViolations(page)).toEqual([]);
@@ -659,22 +656,24 @@ test.describe("an address whose account already has the program, not signed in (
     await expect(page.getByLabel("Email")).toHaveValue("");
     await expect(page.getByRole("button", { name: "Complete Purchase" })).toBeDisabled();
 
-    // Its link leads to the course, through sign-in.
-    await page.getByLabel("Email").fill("demo@advisoraccelerator.com");
-    await page.getByRole("button", { name: "Complete Purchase" }).click();
-    await page.getByRole("link", { name: "Open Growth Mindset Mastery" }).click();
-    await expect(page).toHaveURL(/\/login\?next=%2Fportal%2Fcourses%2Fgrowth-mindset$/);
-  });
-
-  test("a bank payment still clearing: says so, and no second purchase", async ({ page }) => {
+    // A program it is paying for by bank debit: the same answer, nothing about the payment.
     await openCheckout(page, "/checkout/AI_ACCELERATOR");
     await page.getByLabel("Email").fill("demo@advisoraccelerator.com");
     await page.getByRole("button", { name: "Complete Purchase" }).click();
-    const clearing = page.getByRole("region", { name: "Your payment is clearing" });
-    await expect(clearing).toContainText(
-      "Your bank payment for AI Advisor Accelerator on the account of demo@advisoraccelerator.com is still clearing.",
+    await expect(page.getByRole("region", { name: "Sign in to continue" })).not.toContainText(/clearing/i);
+
+    // Sign in leads back to this checkout, where its owner is told.
+    await openCheckout(page, "/checkout/GROWTH_MINDSET");
+    await page.getByLabel("Email").fill("demo@advisoraccelerator.com");
+    await page.getByRole("button", { name: "Complete Purchase" }).click();
+    await page.getByRole("link", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/login\?next=%2Fcheckout%2FGROWTH_MINDSET$/);
+    await page.getByLabel("Email").fill("demo@advisoraccelerator.com");
+    await page.getByLabel("Password", { exact: true }).fill("advisor-demo-2026");
+    await page.getByRole("button", { name: "Sign In" }).click();
+    await expect(page).toHaveURL(/\/checkout\/GROWTH_MINDSET$/);
+    await expect(page.getByRole("region", { name: "You already own this" })).toContainText(
+      "Growth Mindset Mastery is already on your account.",
     );
-    await expect(page.getByRole("button", { name: "Complete Purchase" })).toHaveCount(0);
-    await expect(page).toHaveURL(/\/checkout\/AI_ACCELERATOR$/);
   });
 });

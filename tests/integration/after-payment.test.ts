@@ -52,10 +52,17 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
     email: string,
     program = GROWTH,
     method: Record<string, string> = CARD,
+    /** A signed-in customer's access token (the page sends it with functions.invoke). */
+    token = stack.anonKey,
   ): Promise<Stripe.Checkout.Session> {
     const response = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
       method: "POST",
-      headers: { origin: SITE, "content-type": "application/json", apikey: stack.anonKey },
+      headers: {
+        origin: SITE,
+        "content-type": "application/json",
+        apikey: stack.anonKey,
+        authorization: `Bearer ${token}`,
+      },
       body: JSON.stringify(checkoutRequest(SITE, program, email)),
     });
     expect(response.status, await response.clone().text()).toBe(200);
@@ -133,9 +140,10 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
     const email = buyer("returning");
     const first = await buy(email);
     const hash = /token_hash=([^&"\s]+)/.exec(mailsTo(email).find((m) => m.subject.startsWith("You now have"))!.html);
-    expect((await stack.client().auth.verifyOtp({ token_hash: hash![1]!, type: "invite" })).error).toBeNull();
+    const signedIn = await stack.client().auth.verifyOtp({ token_hash: hash![1]!, type: "invite" });
+    expect(signedIn.error).toBeNull();
 
-    await buy(email, OS);
+    await buy(email, OS, CARD, signedIn.data.session!.access_token);
     const os = mailsTo(email).filter((m) => m.subject.startsWith("You now have Advisor OS Accelerator"));
     expect(os.map((m) => m.subject)).toEqual(["You now have Advisor OS Accelerator"]);
     expect(os[0]!.html).not.toContain("reset-password");
@@ -143,14 +151,31 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
 
     // A second Growth Mindset: refused before anything is made at Stripe, signed in or not.
     const before = (await stripe.checkout.sessions.list({ limit: 100 })).data.length;
-    const again = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
-      method: "POST",
-      headers: { origin: SITE, "content-type": "application/json", apikey: stack.anonKey },
-      body: JSON.stringify(checkoutRequest(SITE, GROWTH, email.toUpperCase())),
+    const again = (token: string, address = email) =>
+      fetch(`${stack.url}/functions/v1/stripe-checkout`, {
+        method: "POST",
+        headers: {
+          origin: SITE,
+          "content-type": "application/json",
+          apikey: stack.anonKey,
+          authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify(checkoutRequest(SITE, GROWTH, address)),
+      });
+    // Its signed-in owner is told they own it.
+    const owner = await again(signedIn.data.session!.access_token, email.toUpperCase());
+    expect(owner.status).toBe(409);
+    expect(await owner.json()).toMatchObject({ code: "already_owned", error: expect.stringMatching(/already own/) });
+    expect(owner.headers.get("access-control-allow-origin")).toBe(SITE);
+    // Anyone else typing the address learns that it has an account, and nothing of what it bought.
+    const visitor = await again(stack.anonKey, email.toUpperCase());
+    expect(visitor.status).toBe(409);
+    const told = (await visitor.json()) as { code: string; error: string };
+    expect(told).toEqual({
+      code: "sign_in_required",
+      error: `${email} already has an account. Sign in to continue.`,
     });
-    expect(again.status).toBe(409);
-    expect(await again.json()).toMatchObject({ code: "already_owned", error: expect.stringMatching(/already own/) });
-    expect(again.headers.get("access-control-allow-origin")).toBe(SITE);
+    expect(told.error).not.toMatch(/Growth|own|clearing/i);
     expect((await stripe.checkout.sessions.list({ limit: 100 })).data.length).toBe(before);
     expect(first.id).toBeTruthy();
   });
@@ -160,13 +185,31 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
     const session = await buy(email, GROWTH, BANK);
     expect((await status(session.id)).body.state).toBe("processing");
     expect(subjects(email).filter((s) => s.startsWith("You now have"))).toEqual([]);
+    // Signed out, the address reveals an account, not a payment on its way.
     const again = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
       method: "POST",
       headers: { origin: SITE, "content-type": "application/json", apikey: stack.anonKey },
       body: JSON.stringify(checkoutRequest(SITE, GROWTH, email)),
     });
     expect(again.status).toBe(409);
-    expect(await again.json()).toMatchObject({ code: "payment_processing" });
+    expect(await again.json()).toMatchObject({ code: "sign_in_required" });
+    // Its owner, signed in, is told the payment is clearing.
+    const link = await stack.admin().auth.admin.generateLink({ type: "recovery", email });
+    const owner = await stack
+      .client()
+      .auth.verifyOtp({ token_hash: link.data.properties!.hashed_token, type: "recovery" });
+    const mine = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
+      method: "POST",
+      headers: {
+        origin: SITE,
+        "content-type": "application/json",
+        apikey: stack.anonKey,
+        authorization: `Bearer ${owner.data.session!.access_token}`,
+      },
+      body: JSON.stringify(checkoutRequest(SITE, GROWTH, email)),
+    });
+    expect(mine.status).toBe(409);
+    expect(await mine.json()).toMatchObject({ code: "payment_processing" });
 
     stack.stripe.settle(session.id);
     await stack.stripe.idle();

@@ -18,6 +18,11 @@ describe("where sign-in returns to", () => {
     expect(loginPath("/portal")).toBe("/login");
   });
 
+  it("goes back to a program's checkout, which asks a visitor whose address has an account to sign in", () => {
+    expect(returnPath("/checkout/GROWTH_MINDSET")).toBe("/checkout/GROWTH_MINDSET");
+    expect(loginPath("/checkout/AI_ACCELERATOR")).toBe("/login?next=%2Fcheckout%2FAI_ACCELERATOR");
+  });
+
   it("goes to /portal for anything but a portal path of this site", () => {
     for (const next of [
       null,
@@ -30,6 +35,10 @@ describe("where sign-in returns to", () => {
       "javascript:alert(1)",
       "portal/settings",
       "/portal/../login",
+      "/checkout",
+      "/checkout/GROWTH_MINDSET/../../login",
+      "/checkout/a/b",
+      "/checkout/%2F%2Fevil.example",
     ]) {
       expect(returnPath(next), String(next)).toBe("/portal");
     }

@@ -38,6 +38,7 @@ import { formatDay } from "@advisor-accelerator/shared/cohort.ts";
 import type { AuthState } from "~/stores/session";
 import { inputClass, Message, Spinner, SubmitButton, useHydrated } from "~/components/ui/form";
 import { SampleBadge } from "~/components/ui/sample";
+import { loginPath } from "~/features/auth/next";
 import {
   accessNote,
   CANCELLED_NOTICE,
@@ -419,23 +420,19 @@ function CheckoutForm({
         >
           {blocked === "enrolment_closed" ? (
             <EnrolmentClosed program={program} copy={cohortCopy} heading={heading} />
-          ) : blocked ? (
-            <AlreadyBought
+          ) : blocked === "sign_in_required" ? (
+            <SignInToContinue
               program={program}
-              reason={blocked}
               heading={heading}
-              account={signedIn?.email ?? null}
-              email={refused?.email ?? signedIn?.email ?? ""}
-              onOtherEmail={
-                refused && !signedIn
-                  ? () => {
-                      typeAgain.current = true;
-                      setRefused(null);
-                      setTyped(false);
-                    }
-                  : undefined
-              }
+              email={refused?.email ?? ""}
+              onOtherEmail={() => {
+                typeAgain.current = true;
+                setRefused(null);
+                setTyped(false);
+              }}
             />
+          ) : blocked ? (
+            <AlreadyBought program={program} reason={blocked} heading={heading} account={signedIn?.email ?? ""} />
           ) : (
             <>
               <h2 id="details-heading" className="text-lg font-semibold text-white">
@@ -626,88 +623,103 @@ function EnrolmentClosed({
  * their bank payment for it is clearing (it opens when it does). No Complete Purchase: a second
  * payment would only be refunded.
  */
+/**
+ * A visitor gave an address that has an account: the checkout says so and nothing more (what the
+ * account owns is for its signed-in owner, functions/stripe-checkout/handler.ts `refusalFor`), and
+ * signing in brings them back here.
+ */
+function SignInToContinue({
+  program,
+  heading,
+  email,
+  onOtherEmail,
+}: {
+  program: CheckoutProgram;
+  heading: RefObject<HTMLHeadingElement | null>;
+  /** The address typed. */
+  email: string;
+  /** Back to the form, for a visitor who meant another address. */
+  onOtherEmail: () => void;
+}) {
+  return (
+    <div>
+      <ViewHeading heading={heading}>Sign in to continue</ViewHeading>
+      <p className="mt-4 text-slate-300">
+        <span className="font-medium text-white wrap-anywhere">{email}</span> already has an account with us. Sign in to
+        buy {program.name} with it, so your programs stay together in one client portal.
+      </p>
+      <p className="mt-3 text-sm text-slate-400">
+        No password yet? Use the link in your access e-mail, or{" "}
+        <a
+          href="/forgot-password"
+          className="font-medium text-violet-300 underline underline-offset-2 hover:text-violet-200"
+        >
+          get a new link
+        </a>
+        .
+      </p>
+      <div className="mt-6 flex flex-col gap-3 sm:flex-row sm:flex-wrap sm:items-center">
+        <a href={loginPath(`/checkout/${program.checkoutKey}`)} className={primaryLink}>
+          Sign in
+        </a>
+        <button
+          type="button"
+          onClick={onOtherEmail}
+          className="min-h-11 rounded-lg px-3 font-medium text-violet-300 underline underline-offset-2 hover:text-violet-200"
+        >
+          Use a different e-mail
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** The signed-in customer owns the program already, or their bank payment for it is clearing: no second charge. */
 function AlreadyBought({
   program,
   reason,
   heading,
   account,
-  email,
-  onOtherEmail,
 }: {
   program: CheckoutProgram;
-  reason: Refusal;
+  reason: "already_owned" | "payment_processing";
   heading: RefObject<HTMLHeadingElement | null>;
-  /** The signed-in customer's address, or null for a visitor the checkout function refused. */
-  account: string | null;
-  /** The address the program belongs to. */
-  email: string;
-  /** Back to the form, for a visitor who meant another address. */
-  onOtherEmail?: () => void;
+  /** The signed-in customer's address. */
+  account: string;
 }) {
   const owned = reason === "already_owned";
-  const whose =
-    account !== null ? (
-      "your account"
-    ) : (
-      <>
-        the account of <span className="font-medium text-white wrap-anywhere">{email}</span>
-      </>
-    );
   return (
     <div>
       <ViewHeading heading={heading}>{owned ? "You already own this" : "Your payment is clearing"}</ViewHeading>
       {owned ? (
         <p className="mt-4 text-slate-300">
-          {program.name} is already on {whose}. Open it in your member area whenever you like; there is nothing more to
-          pay.
+          {program.name} is already on your account. Open it in your member area whenever you like; there is nothing
+          more to pay.
         </p>
       ) : (
         <p className="mt-4 text-slate-300">
-          Your bank payment for {program.name} on {whose} is still clearing. The course opens in your member area as
-          soon as it does, and we e-mail you then; there is nothing more to pay.
-        </p>
-      )}
-      {account === null && (
-        <p className="mt-3 text-sm text-slate-400">
-          Sign in with that e-mail to open it. No password yet? Use the link in your access e-mail, or{" "}
-          <a
-            href="/forgot-password"
-            className="font-medium text-violet-300 underline underline-offset-2 hover:text-violet-200"
-          >
-            get a new link
-          </a>
-          .
+          Your bank payment for {program.name} on your account is still clearing. The course opens in your member area
+          as soon as it does, and we e-mail you then; there is nothing more to pay.
         </p>
       )}
       <div className="mt-6 flex flex-col gap-3 sm:flex-row sm:flex-wrap sm:items-center">
         <a href={owned ? program.course : "/portal"} className={primaryLink}>
           {owned ? `Open ${program.name}` : "Go to your portal"}
         </a>
-        {onOtherEmail && (
+      </div>
+      <p className="mt-6 text-sm text-slate-400">
+        Signed in as <span className="text-slate-200 wrap-anywhere">{account}</span>.{" "}
+        <span className="whitespace-nowrap">
+          Not you?{" "}
           <button
             type="button"
-            onClick={onOtherEmail}
-            className="min-h-11 rounded-lg px-3 font-medium text-violet-300 underline underline-offset-2 hover:text-violet-200"
+            onClick={() => void signOut()}
+            className="font-medium text-violet-300 underline underline-offset-2 hover:text-violet-200"
           >
-            Use a different e-mail
+            Sign out
           </button>
-        )}
-      </div>
-      {account !== null && (
-        <p className="mt-6 text-sm text-slate-400">
-          Signed in as <span className="text-slate-200 wrap-anywhere">{account}</span>.{" "}
-          <span className="whitespace-nowrap">
-            Not you?{" "}
-            <button
-              type="button"
-              onClick={() => void signOut()}
-              className="font-medium text-violet-300 underline underline-offset-2 hover:text-violet-200"
-            >
-              Sign out
-            </button>
-          </span>
-        </p>
-      )}
+        </span>
+      </p>
     </div>
   );
 }

@@ -224,6 +224,7 @@ describe("the checkout function's refusal of a second purchase", () => {
   it("reads the code of a 409", () => {
     expect(refusalOf(409, { error: "You already own it.", code: "already_owned" })).toBe("already_owned");
     expect(refusalOf(409, { error: "Still clearing.", code: "payment_processing" })).toBe("payment_processing");
+    expect(refusalOf(409, { error: "Sign in to continue.", code: "sign_in_required" })).toBe("sign_in_required");
   });
 
   it("is no refusal for any other status, body or code: the general failure", () => {

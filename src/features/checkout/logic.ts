@@ -200,10 +200,18 @@ export function ownership(
 }
 
 /**
- * Why the checkout function refused the purchase: the address's account owns the program, or is
- * paying for it; or no cohort of the program is open to join.
+ * Why the checkout function refused the purchase: the address has an account, whose owner must sign
+ * in to continue; the signed-in customer owns the program, or is paying for it; or no cohort of the
+ * program is open to join.
  */
-export type Refusal = "already_owned" | "payment_processing" | "enrolment_closed";
+export type Refusal = "sign_in_required" | "already_owned" | "payment_processing" | "enrolment_closed";
+
+const REFUSALS: readonly string[] = [
+  "sign_in_required",
+  "already_owned",
+  "payment_processing",
+  "enrolment_closed",
+] satisfies Refusal[];
 
 /**
  * The checkout function's refusal (HTTP 409 with `{ error, code }`: a second purchase, or a closed
@@ -213,7 +221,7 @@ export type Refusal = "already_owned" | "payment_processing" | "enrolment_closed
 export function refusalOf(status: number, body: unknown): Refusal | null {
   if (status !== 409 || !body || typeof body !== "object") return null;
   const code = (body as { code?: unknown }).code;
-  return code === "already_owned" || code === "payment_processing" || code === "enrolment_closed" ? code : null;
+  return typeof code === "string" && REFUSALS.includes(code) ? (code as Refusal) : null;
 }
 
 /** The longest wait the page sits out by itself, once, when many buyers check out at the same moment. */
