@@ -58,3 +58,28 @@ export function withCors(request: Request, response: Response, origins: readonly
   for (const [name, value] of Object.entries(corsHeaders(request, origins, methods))) response.headers.set(name, value);
   return response;
 }
+
+/** Whether `request`'s body is declared JSON (`application/json`, any parameters). */
+function sendsJson(request: Request): boolean {
+  const type = request.headers.get("content-type") ?? "";
+  return type.split(";")[0]!.trim().toLowerCase() === "application/json";
+}
+
+/**
+ * The refusal of a POST that a page of another website could have made its visitors' browsers
+ * send, or null. A browser sends a cross-site `text/plain` or form post without asking first, but
+ * for `application/json` it asks (a CORS preflight), and `preflight` answers another site's origin
+ * with no CORS headers, so the post is never sent. Requiring JSON makes the preflight the gate; an
+ * `Origin` that is not the site's is refused as well, whatever the type (403). A call with no
+ * `Origin` is no browser's cross-site post (a script's, which the functions' flood limits bound).
+ */
+export function crossSiteRefusal(
+  request: Request,
+  origins: readonly string[],
+): { status: 403 | 415; error: string } | null {
+  const origin = request.headers.get("origin");
+  if (origin !== null && !origins.includes(origin))
+    return { status: 403, error: "This function answers the site's own pages only." };
+  if (!sendsJson(request)) return { status: 415, error: "Send the request as application/json." };
+  return null;
+}

@@ -242,13 +242,42 @@ export interface LeadFacts {
   attribution: Partial<Record<AttributionKey, string | null>>;
 }
 
+/** The most of a visitor's name a subject line carries. */
+export const SUBJECT_NAME_MAX = 60;
+
+/**
+ * Anything that reads as a link or an address: an e-mail address, a scheme or `www.` (any case), or a dotted host name ending in a
+ * lower-case top-level domain (`cheap-pills.example`); a name's own dots ("J.R. Ortiz",
+ * "Anne St.John") are capitalised or spaced, and stay.
+ */
+const LINKS = [
+  /\S+@\S+/g,
+  /\b[a-z][a-z0-9+.-]*:\/\/\S*/gi,
+  /\bwww\.\S*/gi,
+  /\b(?:[A-Za-z0-9-]+\.)+[a-z]{2,}\b(?:\/\S*)?/g,
+];
+
+/**
+ * A visitor's name as a subject line may carry it: a visitor writes it, and the subject is the line
+ * the business reads in its inbox list, so it carries the name only, on one line, with no link in
+ * it (the message body has every answer, as typed), and at most SUBJECT_NAME_MAX characters.
+ */
+export function subjectName(name: string): string {
+  const oneLine = name.replace(/[\p{Cc}\p{Cf}\u2028\u2029]+/gu, " ");
+  const plain = LINKS.reduce((text, link) => text.replace(link, " "), oneLine)
+    .replace(/\s+/g, " ")
+    .trim();
+  return plain.length > SUBJECT_NAME_MAX ? `${plain.slice(0, SUBJECT_NAME_MAX - 1).trimEnd()}…` : plain;
+}
+
 /**
  * The business's notification of a consultation request: every answer, the page, and where the
  * visit came from. Replies go to the lead (`replyTo`), so answering is pressing Reply.
  */
 export function leadNotificationEmail(to: string, lead: LeadFacts): Email {
   const received = `${lead.createdAt.slice(0, 16).replace("T", " ")} UTC`;
-  const mail = render(`Consultation request: ${lead.name}`, "New consultation request", [
+  const name = subjectName(lead.name);
+  const mail = render(name ? `Consultation request: ${name}` : "Consultation request", "New consultation request", [
     {
       p: `${lead.name} asked for a strategy call on ${lead.page}. Reply to this e-mail to answer them at ${lead.email}.`,
     },

@@ -5,8 +5,10 @@
  * reply-to the lead). The lead is kept first: a mail outage leaves it owed on its row, the visitor
  * is answered as usual, and a later request sends it (claim_lead_notifications).
  *
- * What it refuses, and how: a body over 16 KB (413) before parsing; answers that fail the form's
- * rules (400, field by field); a flood, per e-mail address and per client address, counted in
+ * What it refuses, and how: a post another website's page could make its visitors send (403 for
+ * another origin, 415 for anything but JSON, which makes the CORS preflight the gate:
+ * functions/_shared/cors.ts `crossSiteRefusal`); a body over 16 KB (413) before parsing; answers that fail the form's
+ * rules (400, field by field); a flood, per e-mail address, per client address and for everyone together, counted in
  * Postgres (rate_limit_hit: hosted instances share no memory) with 429 and Retry-After, nothing
  * stored (functions/_shared/rate-limit.ts). A bot (the honeypot filled, or the form sent sooner than a person could) is answered as
  * if accepted, and nothing is stored or sent: a bot told nothing learns nothing. It sends the
@@ -17,7 +19,7 @@
  */
 import { BUSINESS_EMAIL } from "../_shared/catalogue.ts";
 import { ATTRIBUTION_KEYS, type AttributionKey, keptAttribution } from "../../packages/shared/checkout-request.ts";
-import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
+import { crossSiteRefusal, parseOrigins, preflight, withCors } from "../_shared/cors.ts";
 import { readJson } from "../_shared/body.ts";
 import { leadNotificationEmail } from "../_shared/emails.ts";
 import { type Env, type FunctionVariable, json } from "../_shared/env.ts";
@@ -47,11 +49,16 @@ export const ENV = [
 /**
  * How many requests go through per window. Per e-mail address: a person who asks three times in
  * an hour has been heard. Per client address: an office or a conference network shares one, so
- * it allows ten, and still stops a script from filling the table.
+ * it allows ten, and still stops a script from filling the table. For everyone together: each lead
+ * is an e-mail from the account that also sends buyers their set-password links, so a flood from
+ * many addresses must not spend its sending limits or reputation; a hundred requests an hour is
+ * several times the busiest launch hour the business expects, and is counted only for requests
+ * their own limits let through.
  */
 export const LIMITS = {
   email: { hits: 3, window: "1 hour" },
   address: { hits: 10, window: "1 hour" },
+  everyone: { hits: 100, window: "1 hour" },
 } as const satisfies Record<string, Limit>;
 
 /** Earlier leads whose notification is owed, sent after a new lead's own went through. */
@@ -128,6 +135,8 @@ export default async function handler(request: Request, env: Env): Promise<Respo
   const answer = (body: LeadAnswer, status = 200, headers: Record<string, string> = {}) =>
     withCors(request, json(body, status, { "cache-control": "no-store", ...headers }), origins, METHODS);
   if (request.method !== "POST") return answer({ error: "Method not allowed: use POST." }, 405, { allow: METHODS });
+  const foreign = crossSiteRefusal(request, origins);
+  if (foreign) return answer({ error: foreign.error }, foreign.status);
 
   const read = await readJson(request, MAX_BODY_BYTES);
   if (!read.ok) return answer({ error: read.error }, read.status);
@@ -152,6 +161,7 @@ export default async function handler(request: Request, env: Env): Promise<Respo
         { kind: "email", value: lead.email, limit: LIMITS.email },
         ...(address ? [{ kind: "address", value: address, limit: LIMITS.address } as const] : []),
       ],
+      [{ kind: "everyone", value: "", limit: LIMITS.everyone }],
     ]);
     if (wait > 0) return answer(tooMany(wait), 429, { "retry-after": String(wait) });
     const { data, error } = await adminClient(env)

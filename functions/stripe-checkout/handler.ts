@@ -16,7 +16,7 @@
  * (Supabase Edge, ./index.ts).
  */
 import { readJson } from "../_shared/body.ts";
-import { parseOrigins, preflight, withCors } from "../_shared/cors.ts";
+import { crossSiteRefusal, parseOrigins, preflight, withCors } from "../_shared/cors.ts";
 import { sha256Hex } from "../_shared/digest.ts";
 import { type CatalogueProduct, TIME_ZONE } from "../_shared/catalogue.ts";
 import { ConfigError, type Env, type FunctionVariable, json } from "../_shared/env.ts";
@@ -215,6 +215,9 @@ export default async function handler(request: Request, env: Env): Promise<Respo
   const answer = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
     withCors(request, json(body, status, status === 405 ? { allow: "POST, OPTIONS" } : headers), origins);
   if (request.method !== "POST") return answer({ error: "Method not allowed: use POST." }, 405);
+  // Only the site's own pages (functions/_shared/cors.ts): no other website's visitors' browsers.
+  const foreign = crossSiteRefusal(request, origins);
+  if (foreign) return answer({ error: foreign.error }, foreign.status);
 
   const parsed = await readJson(request, MAX_BODY_BYTES);
   if (!parsed.ok) return answer({ error: parsed.error }, parsed.status);

@@ -30,12 +30,13 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
   let stack: TestStack;
   const oversize = new Tally("oversize bodies");
   const flood = new Tally("lead form flood");
+  const crossSite = new Tally("cross-origin posts");
 
   beforeAll(async () => {
     stack = await startTestStack(backend, { seed: false });
   }, 60_000);
   afterAll(async () => {
-    logTallies(oversize, flood);
+    logTallies(oversize, flood, crossSite);
     await stack?.stop();
   });
   afterEach(() => {
@@ -137,6 +138,57 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
     expect(ours.headers.get("access-control-allow-methods")).toBe("POST, OPTIONS");
     expect((await preflight("https://elsewhere.example")).headers.get("access-control-allow-origin")).toBeNull();
     expect((await fetch(`${stack.url}/functions/v1/leads`)).status).toBe(405);
+  });
+
+  it("takes posts from the site's own pages only: another origin 403, anything but JSON 415, nothing kept or sent", async () => {
+    // What a page of another website can make its visitors' browsers send without a preflight
+    // (a "simple" request: text/plain, a form), and a JSON post from another origin.
+    const email = unique("cross-site");
+    const json = JSON.stringify(body(email));
+    const tries: [Record<string, string>, string, number][] = [
+      [{ origin: "https://elsewhere.example" }, json, 403],
+      [{ origin: "https://elsewhere.example", "content-type": "text/plain" }, json, 403],
+      [{ origin: "null" }, json, 403],
+      [{ "content-type": "text/plain;charset=UTF-8" }, json, 415],
+      [
+        { "content-type": "application/x-www-form-urlencoded" },
+        new URLSearchParams({ name: "x", email }).toString(),
+        415,
+      ],
+      [{ "content-type": "multipart/form-data; boundary=x" }, json, 415],
+    ];
+    for (const [headers, raw, status] of tries) {
+      const answer = await post(null, nextAddress(), { headers, raw });
+      crossSite.count(answer.status === 200);
+      expect(answer.status, JSON.stringify(headers)).toBe(status);
+      expect(answer.body.error).toMatch(/site's own pages|application\/json/);
+    }
+    expect(await leadsOf(email)).toEqual([]);
+    expect(notifications(email)).toEqual([]);
+    // The site's own page, JSON with a charset: taken.
+    expect(
+      (await post(body(email), nextAddress(), { headers: { "content-type": "application/json; charset=utf-8" } }))
+        .status,
+    ).toBe(200);
+  });
+
+  it(`holds every visitor together to ${LIMITS.everyone.hits} requests an hour: the sending account is not a flood's`, async () => {
+    // A flood from many addresses has spent the hour's shared allowance.
+    await stack.db.query(
+      "insert into public.rate_limits (key, window_start, window_end, hits) values ('leads:everyone', now(), now() + interval '1 hour', $1) on conflict (key) do update set hits = excluded.hits, window_end = excluded.window_end",
+      [LIMITS.everyone.hits],
+    );
+    try {
+      const email = unique("ceiling");
+      const refused = await post(body(email), nextAddress());
+      flood.count(refused.status === 200);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThan(3_500);
+      expect(await leadsOf(email)).toEqual([]);
+      expect(notifications(email)).toEqual([]);
+    } finally {
+      await stack.db.query("delete from public.rate_limits where key = 'leads:everyone'");
+    }
   });
 
   it("lets no visitor or customer read or write a lead, or touch the rate limits, through the API (RLS)", async () => {

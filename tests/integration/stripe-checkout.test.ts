@@ -26,6 +26,7 @@ describe("stripe-checkout", () => {
   const bad = new Tally("checkout bad requests");
   const oversize = new Tally("oversize bodies");
   const flood = new Tally("checkout flood");
+  const crossSite = new Tally("cross-origin posts");
 
   const call = (body: unknown, origin = SITE, method = "POST") =>
     fetch(`${stack.url}/functions/v1/stripe-checkout`, {
@@ -48,7 +49,7 @@ describe("stripe-checkout", () => {
     stripe = stripeClient({ STRIPE_SECRET_KEY: stack.stripe.secretKey, STRIPE_API_URL: stack.url });
   }, 60_000);
   afterAll(async () => {
-    logTallies(bad, oversize, flood);
+    logTallies(bad, oversize, flood, crossSite);
     await stack?.stop();
   });
 
@@ -215,9 +216,31 @@ describe("stripe-checkout", () => {
     const theirs = await preflight("https://evil.example");
     expect(theirs.headers.get("access-control-allow-origin")).toBeNull();
     const refused = await call(checkoutRequest("https://evil.example", OS, "x@example.com"), "https://evil.example");
-    expect(refused.status).toBe(400);
+    expect(refused.status).toBe(403);
     expect(refused.headers.get("access-control-allow-origin")).toBeNull();
   });
+
+  it("takes posts from the site's own pages only: another origin 403, anything but JSON 415, nothing made at Stripe", async () => {
+    const before = await counts();
+    const json = JSON.stringify(checkoutRequest(SITE, OS, "cross-site@example.com"));
+    const tries: [Record<string, string>, number][] = [
+      [{ origin: "https://elsewhere.example", "content-type": "application/json" }, 403],
+      [{ origin: "https://elsewhere.example", "content-type": "text/plain" }, 403],
+      [{ origin: SITE, "content-type": "text/plain;charset=UTF-8" }, 415],
+      [{ origin: SITE, "content-type": "application/x-www-form-urlencoded" }, 415],
+    ];
+    for (const [headers, status] of tries) {
+      const answer = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
+        method: "POST",
+        headers: { apikey: stack.anonKey, authorization: `Bearer ${stack.anonKey}`, ...headers },
+        body: json,
+      });
+      crossSite.count(answer.status === 200);
+      expect(answer.status, JSON.stringify(headers)).toBe(status);
+    }
+    expect(await counts()).toEqual(before);
+  });
+
   describe("a flood (LIMITS: per e-mail, per client address, and for everyone together)", () => {
     interface Refusal {
       url?: string;

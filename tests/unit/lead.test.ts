@@ -3,7 +3,7 @@
  * function both apply, and the business's notification (functions/_shared/emails.ts).
  */
 import { describe, expect, it } from "vitest";
-import { leadNotificationEmail } from "../../functions/_shared/emails.ts";
+import { leadNotificationEmail, SUBJECT_NAME_MAX } from "../../functions/_shared/emails.ts";
 import { AUM_RANGES, checkLead, FIELD_MAX, leadErrors, leadRequest, PAGE_PATH } from "../../packages/shared/lead.ts";
 
 const valid = {
@@ -157,6 +157,25 @@ describe("the business's notification", () => {
     expect(html).toContain("Reyes &amp; Co");
     expect(html).toContain("Line one\n&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(html).toContain("white-space:pre-wrap");
+  });
+
+  it("its subject carries the name only: one line, no links, at most SUBJECT_NAME_MAX characters", () => {
+    const subject = (name: string) => leadNotificationEmail("s@a.co", { ...lead, name }).subject;
+    // A header injection attempt stays on the subject's one line.
+    expect(subject("Dana\r\nBcc: everyone@example.com")).toBe("Consultation request: Dana Bcc:");
+    expect(subject("Win big at https://cheap-pills.example/now or www.spam.example")).toBe(
+      "Consultation request: Win big at or",
+    );
+    expect(subject("Visit cheap-pills.example today")).toBe("Consultation request: Visit today");
+    // A name's own dots stay.
+    expect(subject("J.R. Ortiz")).toBe("Consultation request: J.R. Ortiz");
+    expect(subject("Anne St.John")).toBe("Consultation request: Anne St.John");
+    const long = subject("A".repeat(120));
+    expect(long).toBe(`Consultation request: ${"A".repeat(SUBJECT_NAME_MAX - 1)}…`);
+    // Nothing left but links: a subject without a name; the message has every answer as typed.
+    const linksOnly = leadNotificationEmail("s@a.co", { ...lead, name: "http://x.example" });
+    expect(linksOnly.subject).toBe("Consultation request");
+    expect(linksOnly.text).toContain("http://x.example");
   });
 
   it("says so when they left what they want help with empty", () => {
