@@ -5,14 +5,25 @@
  * `stop()` when done, `stopSync()` from a signal handler (it stops the server and removes the
  * folders). Dev and test only.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import pg from "pg";
 import { type Database, migrate, openPglite, openPostgres } from "./db.ts";
 import { type PostgresServer, startPostgres } from "./postgres-server.ts";
+import { PROJECT_ROOT } from "./project.ts";
 import { type Stack, type StackOptions, startStack } from "./stack.ts";
+
+/**
+ * A test's own functions folder (`functionsDir`) with the project's shared modules linked in as
+ * `_shared/`: the stack reads what the functions sell and their clients from there when it starts
+ * (packages/local-stack/src/product.ts), as it does from the project's own folder.
+ */
+export function linkProduct(functionsDir: string): void {
+  mkdirSync(functionsDir, { recursive: true });
+  symlinkSync(join(PROJECT_ROOT, "functions", "_shared"), join(functionsDir, "_shared"), "dir");
+}
 
 export interface Backend {
   name: "PGlite" | "PostgreSQL";

@@ -10,9 +10,10 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { FunctionsHttpError } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestStack, type TestStack } from "../../src/harness.ts";
+import { startTestStack, type TestStack, linkProduct } from "../../src/harness.ts";
 
 const project = mkdtempSync(join(tmpdir(), "functions-"));
+linkProduct(join(project, "functions"));
 const fixture = (name: string, source: string) => {
   mkdirSync(join(project, "functions", name), { recursive: true });
   writeFileSync(join(project, "functions", name, "handler.ts"), source);

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestStack, type TestStack } from "../../src/harness.ts";
+import { startTestStack, type TestStack, linkProduct } from "../../src/harness.ts";
 import { MAX_BODY_BYTES } from "../../src/http.ts";
 import type { Mail } from "../../src/mail.ts";
 import { DEFAULT_RATE_LIMIT } from "../../src/resend.ts";
@@ -22,6 +22,7 @@ import { localMailFrom } from "../../src/stack.ts";
 
 const project = mkdtempSync(join(tmpdir(), "resend-standin-"));
 const functionsDir = join(project, "functions");
+linkProduct(functionsDir);
 const FROM = "Advisor Accelerator <team@advisor-accelerator.local>";
 
 // A function that sends as the product's will: the library, the stack's RESEND_* and MAIL_FROM.
