@@ -2,12 +2,13 @@
  * The Stripe API paths the product calls, answered on the stack's own origin (`/v1/...`) for the
  * real `stripe` library pointed at it (`host`/`port`/`protocol`, or STRIPE_API_URL): products,
  * prices (by lookup key), customers, Checkout Sessions (create, retrieve, list, expire, line
- * items), PaymentIntents, Charges, Refunds and Events. As Stripe: a secret key or a restricted key
- * is required (`Authorization: Bearer sk_…`/`rk_…`, or Basic with the key as user name), and a
- * restricted key reaches only what its permissions allow (./permissions.ts); every answer carries a
- * `Request-Id`; a POST's `Idempotency-Key` replays the first answer for the same parameters for
- * 24 hours (`Idempotent-Replayed: true`) and refuses different ones; errors have Stripe's types,
- * codes, params and messages; an unknown path is `Unrecognized request URL`. Dev and test only.
+ * items), PaymentIntents, Charges, Refunds, Disputes (retrieve, list, update with evidence, close)
+ * and Events. As Stripe: a secret key or a restricted key is required (`Authorization: Bearer
+ * sk_…`/`rk_…`, or Basic with the key as user name), and a restricted key reaches only what its
+ * permissions allow (./permissions.ts); every answer carries a `Request-Id`; a POST's
+ * `Idempotency-Key` replays the first answer for the same parameters for 24 hours
+ * (`Idempotent-Replayed: true`) and refuses different ones; errors have Stripe's types, codes,
+ * params and messages; an unknown path is `Unrecognized request URL`. Dev and test only.
  */
 import { createHash } from "node:crypto";
 import { canonical } from "../http.ts";
@@ -728,6 +729,89 @@ const createRefund: Handler = ({ reader, ctx, origin }) => {
   return expanded(made, expandPaths, ctx.store);
 };
 
+// ---------------------------------------------------------------- disputes
+
+/** Evidence fields Stripe documents as "Has a maximum character count of 20,000" (Dispute update). */
+const LONG_EVIDENCE = new Set([
+  "access_activity_log",
+  "cancellation_policy_disclosure",
+  "cancellation_rebuttal",
+  "duplicate_charge_explanation",
+  "product_description",
+  "refund_policy_disclosure",
+  "refund_refusal_explanation",
+  "uncategorized_text",
+]);
+
+/** "The combined character count of all fields is limited to 150,000" (Dispute update, `evidence`). */
+const EVIDENCE_LIMIT = 150_000;
+
+/** `evidence[...]`: the text fields given; what the stand-in cannot take is refused, naming it. */
+function readEvidence(reader: Reader, current: Record<string, unknown>): Record<string, string> | undefined {
+  const evidence = reader.object("evidence");
+  if (!evidence) return undefined;
+  const given: Record<string, string> = {};
+  for (const field of objects.EVIDENCE_TEXT_FIELDS) {
+    const value = evidence.string(field, LONG_EVIDENCE.has(field) ? { max: 20_000 } : {});
+    if (value) given[field] = value;
+  }
+  for (const field of [...objects.EVIDENCE_FILE_FIELDS, "appeal", "enhanced_evidence"]) {
+    if (!evidence.has(field)) continue;
+    throw invalid(
+      field === "appeal" || field === "enhanced_evidence"
+        ? `The local Stripe stand-in does not take ${evidence.path(field)}.`
+        : `The local Stripe stand-in has no file uploads: ${evidence.path(field)} takes the id of one.`,
+      evidence.path(field),
+    );
+  }
+  evidence.done();
+  const texts = { ...current, ...given };
+  const total = objects.EVIDENCE_TEXT_FIELDS.reduce((sum, field) => sum + String(texts[field] ?? "").length, 0);
+  if (total > EVIDENCE_LIMIT) {
+    // The stand-in's words: Stripe's message for this limit is not documented.
+    throw invalid(
+      `The evidence's text fields have ${total} characters together; Stripe takes at most 150,000.`,
+      "evidence",
+    );
+  }
+  return given;
+}
+
+const listDisputes: Handler = (call) => {
+  const charge = call.reader.string("charge");
+  const paymentIntent = call.reader.string("payment_intent");
+  return list(
+    call,
+    "dispute",
+    "/v1/disputes",
+    (d) => (!charge || d.charge === charge) && (!paymentIntent || d.payment_intent === paymentIntent),
+  );
+};
+
+const updateDispute: Handler = ({ reader, ctx, origin, match }) => {
+  const found = ctx.store.get("dispute", match[0]!);
+  if (!found) throw noSuch("dispute", match[0]!);
+  const expandPaths = reader.expand();
+  const evidence = readEvidence(reader, found.evidence as Record<string, unknown>);
+  const metadata = reader.metadata("metadata", found.metadata as Record<string, string>);
+  const submit = reader.boolean("submit");
+  const intendedSubmissionMethod = reader.oneOf("intended_submission_method", [
+    "manual",
+    "prefer_manual",
+    "prefer_smart_disputes",
+    "smart_disputes",
+  ]);
+  reader.done();
+  const next = ctx.payments.disputes.update(found.id, { evidence, metadata, submit, intendedSubmissionMethod }, origin);
+  return expanded(next, expandPaths, ctx.store);
+};
+
+const closeDispute: Handler = ({ reader, ctx, origin, match }) => {
+  const expandPaths = reader.expand();
+  reader.done();
+  return expanded(ctx.payments.disputes.close(match[0]!, origin), expandPaths, ctx.store);
+};
+
 const listEvents: Handler = (call) => {
   const { reader, ctx } = call;
   const type = reader.string("type");
@@ -815,6 +899,15 @@ const ROUTES: Route[] = [
   { method: "GET", pattern: new RegExp(`^/v1/charges/${ID}$`), handle: (c) => retrieve(c, "charge"), object: "charge" },
   { method: "POST", pattern: /^\/v1\/refunds$/, handle: createRefund, object: "refund" },
   { method: "GET", pattern: new RegExp(`^/v1/refunds/${ID}$`), handle: (c) => retrieve(c, "refund"), object: "refund" },
+  { method: "GET", pattern: /^\/v1\/disputes$/, handle: listDisputes, object: "dispute", list: true },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/v1/disputes/${ID}$`),
+    handle: (c) => retrieve(c, "dispute"),
+    object: "dispute",
+  },
+  { method: "POST", pattern: new RegExp(`^/v1/disputes/${ID}$`), handle: updateDispute, object: "dispute" },
+  { method: "POST", pattern: new RegExp(`^/v1/disputes/${ID}/close$`), handle: closeDispute, object: "dispute" },
   { method: "GET", pattern: /^\/v1\/events$/, handle: listEvents, object: "event", list: true },
   { method: "GET", pattern: new RegExp(`^/v1/events/${ID}$`), handle: (c) => retrieve(c, "event"), object: "event" },
 ];

@@ -1,9 +1,9 @@
 /**
  * The local stack's stand-in for Stripe: the part of Stripe's API the product calls (`/v1/...`,
  * ./api.ts) on the stack's own origin, the hosted checkout page and a local dashboard
- * (`/_local/stripe`, ./pages.ts), the payment lifecycle (./payments.ts), receipts (their pages and
- * e-mails into the outbox, ./receipts.ts) and signed webhook deliveries with retries
- * (./webhooks.ts), all kept in the data folder (./store.ts). The functions reach it with the real
+ * (`/_local/stripe`, ./pages.ts), the payment lifecycle (./payments.ts) and disputes
+ * (./disputes.ts), receipts (their pages and e-mails into the outbox, ./receipts.ts) and signed
+ * webhook deliveries with retries (./webhooks.ts), all kept in the data folder (./store.ts). The functions reach it with the real
  * `stripe` library when no STRIPE_SECRET_KEY is set (packages/local-stack/src/functions.ts).
  * `StripeStandIn` is the handle tests use: its keys (the secret key, DEPLOY.md's restricted keys
  * and any other restricted key, ./permissions.ts), the steps a person takes on the dashboard
@@ -52,6 +52,8 @@ export interface StripeOptions {
   delivery?: DeliveryOptions;
   /** How long after it is made a refund of the failing-refund test card fails; default 5 s. */
   refundFailureDelayMs?: number;
+  /** How long after its test evidence is submitted a dispute is won or lost; default 5 s. */
+  disputeDecisionDelayMs?: number;
 }
 
 /** The stand-in as tests and scripts drive it. */
@@ -81,7 +83,7 @@ export interface StripeStandIn {
   expire(sessionId: string): StripeObject;
   /** The delivery log, in the order the events were made. */
   deliveries(): Delivery[];
-  /** Resolves when no delivery is pending or under way and no refund is waiting to fail. */
+  /** Resolves when no delivery is pending or under way, no refund is waiting to fail and no dispute to be decided. */
   idle(): Promise<void>;
 }
 
@@ -125,6 +127,7 @@ export function createStripe(options: StripeOptions & { url: string; dataDir?: s
   });
   const payments = createPayments(store, deliverer, brand, receipts, {
     refundFailureDelayMs: options.refundFailureDelayMs,
+    disputeDecisionDelayMs: options.disputeDecisionDelayMs,
     authenticationUrl: (id) => `${options.url}${authenticationPath(id)}`,
   });
   // Sessions that expired while the stack was stopped expire now, as Stripe would have.
@@ -156,11 +159,11 @@ export function createStripe(options: StripeOptions & { url: string; dataDir?: s
     expire: (id) => payments.expire(id, NO_REQUEST),
     deliveries: () => structuredClone(Object.values(store.state.deliveries).sort((a, b) => a.seq - b.seq)),
     async idle() {
-      // A refund that fails sends events, and their deliveries may end as more refunds wait.
+      // A failing refund or a decided dispute sends events, and their deliveries may end as more wait.
       do {
         await payments.idle();
         await deliverer.idle();
-      } while (payments.refundsWaiting());
+      } while (payments.waiting());
     },
   };
 

@@ -1,10 +1,10 @@
 /**
  * The Stripe objects the stand-in makes, in the shapes of API version 2026-10-28.endive (the
  * version stripe-node 23.1 pins; fields as its `resources/*.d.ts` declare them): Product, Price,
- * Customer, Checkout Session and its line items, PaymentIntent, Charge, Refund and Event. Also
- * `expand[]` (an id replaced by its object, `data.` inside lists, includable lists such as a
- * session's `line_items`) and Stripe's cursor pagination (`limit`, `starting_after`,
- * `ending_before`, `has_more`). Dev and test only.
+ * Customer, Checkout Session and its line items, PaymentIntent, Charge, Refund, Dispute (with its
+ * balance transactions), early fraud warning and Event. Also `expand[]` (an id replaced by its
+ * object, `data.` inside lists, includable lists such as a session's `line_items`) and Stripe's
+ * cursor pagination (`limit`, `starting_after`, `ending_before`, `has_more`). Dev and test only.
  */
 import { randomUUID } from "node:crypto";
 import { invalid, noSuch, type Reader } from "./params.ts";
@@ -521,6 +521,157 @@ export function event(input: {
   };
 }
 
+/** What a dispute test card makes (docs: Testing, Disputes): a chargeback for one of two reasons, or an inquiry. */
+export type DisputeKind = "fraudulent" | "product_not_received" | "inquiry";
+
+/** The dispute's text evidence fields (Dispute `evidence`): each a string up to its limit, null until given. */
+export const EVIDENCE_TEXT_FIELDS = [
+  "access_activity_log",
+  "billing_address",
+  "cancellation_policy_disclosure",
+  "cancellation_rebuttal",
+  "customer_email_address",
+  "customer_name",
+  "customer_purchase_ip",
+  "duplicate_charge_explanation",
+  "duplicate_charge_id",
+  "product_description",
+  "refund_policy_disclosure",
+  "refund_refusal_explanation",
+  "service_date",
+  "shipping_address",
+  "shipping_carrier",
+  "shipping_date",
+  "shipping_tracking_number",
+  "uncategorized_text",
+] as const;
+
+/** The evidence fields that take the id of a file upload (Dispute `evidence`, "ID of a file upload"). */
+export const EVIDENCE_FILE_FIELDS = [
+  "cancellation_policy",
+  "customer_communication",
+  "customer_signature",
+  "duplicate_charge_documentation",
+  "receipt",
+  "refund_policy",
+  "service_documentation",
+  "shipping_documentation",
+  "uncategorized_file",
+] as const;
+
+/** The dispute fee Stripe withdraws with a chargeback, in cents of USD ("Dispute fee", a `stripe_fee`). */
+export const DISPUTE_FEE = 1_500;
+
+/**
+ * A dispute as a test card opens it (stripe-node `resources/Disputes.d.ts`): the charge's amount,
+ * every evidence field null, evidence due at the end of the 19th day (UTC; the API reference's
+ * example is created 2023-04-04 and due 2023-04-23 23:59:59). A chargeback `needs_response` and
+ * cannot be refunded; an inquiry `warning_needs_response` and still can (`is_charge_refundable`).
+ * The network reason code is Visa's, from the reason's category (docs: Dispute reason code
+ * categories: 10.4 "Other Fraud - Card Absent Environment", 13.1 "Merchandise/Services Not
+ * Received"); an inquiry names none.
+ */
+export function dispute(input: { charge: StripeObject; kind: DisputeKind }): StripeObject {
+  const { charge: disputed, kind } = input;
+  const created = now();
+  const inquiry = kind === "inquiry";
+  const reasonCode = kind === "fraudulent" ? "10.4" : kind === "product_not_received" ? "13.1" : null;
+  const card = (disputed.payment_method_details as { card?: { brand: string; network: string } }).card;
+  return {
+    id: newId("du"),
+    object: "dispute",
+    amount: disputed.amount,
+    balance_transactions: [],
+    charge: disputed.id,
+    created,
+    currency: disputed.currency,
+    enhanced_eligibility_types: [],
+    evidence: Object.fromEntries(
+      [...EVIDENCE_TEXT_FIELDS, ...EVIDENCE_FILE_FIELDS, "enhanced_evidence"]
+        .sort()
+        .map((field) => [field, field === "enhanced_evidence" ? {} : null]),
+    ),
+    evidence_details: {
+      due_by: (Math.floor(created / 86_400) + 20) * 86_400 - 1,
+      enhanced_eligibility: {},
+      has_evidence: false,
+      past_due: false,
+      submission_count: 0,
+      submission_method: "not_submitted",
+    },
+    intended_submission_method: null,
+    is_charge_refundable: inquiry,
+    livemode: false,
+    metadata: {},
+    network_reason_code: reasonCode,
+    payment_intent: disputed.payment_intent,
+    payment_method_details: {
+      card: {
+        brand: card?.brand ?? "visa",
+        case_type: inquiry ? "inquiry" : "chargeback",
+        network: card?.network ?? "visa",
+        network_reason_code: reasonCode,
+      },
+      type: "card",
+    },
+    reason: inquiry ? "fraudulent" : kind,
+    status: inquiry ? "warning_needs_response" : "needs_response",
+  };
+}
+
+/**
+ * The balance transaction of a dispute's money: the amount and the dispute fee withdrawn, or both
+ * given back when it is won (docs: Testing, Disputes, `winning_evidence`: "Your account is credited
+ * the amount of the charge and related fees"). Stripe files both as adjustments, reported as
+ * `dispute` and `dispute_reversal`.
+ */
+export function disputeBalanceTransaction(input: {
+  dispute: StripeObject;
+  direction: "withdrawn" | "reinstated";
+}): StripeObject {
+  const sign = input.direction === "withdrawn" ? -1 : 1;
+  const amount = sign * (input.dispute.amount as number);
+  const fee = -sign * DISPUTE_FEE;
+  const created = now();
+  const currency = input.dispute.currency as string;
+  return {
+    id: newId("txn"),
+    object: "balance_transaction",
+    amount,
+    available_on: created,
+    balance_type: "payments",
+    created,
+    currency,
+    description: `${input.direction === "withdrawn" ? "Chargeback withdrawal" : "Chargeback reversal"} for ${String(input.dispute.charge)}`,
+    exchange_rate: null,
+    fee,
+    fee_details: [{ amount: fee, application: null, currency, description: "Dispute fee", type: "stripe_fee" }],
+    net: amount - fee,
+    reporting_category: input.direction === "withdrawn" ? "dispute" : "dispute_reversal",
+    source: input.dispute.id,
+    status: "available",
+    type: "adjustment",
+  };
+}
+
+/**
+ * An early fraud warning on a charge (stripe-node `resources/Radar/EarlyFraudWarnings.d.ts`):
+ * actionable while the charge is neither disputed nor refunded; `misc`, the fraud type of the API
+ * reference's example (the test card's own is not documented).
+ */
+export function earlyFraudWarning(warned: StripeObject): StripeObject {
+  return {
+    id: newId("issfr"),
+    object: "radar.early_fraud_warning",
+    actionable: true,
+    charge: warned.id,
+    created: now(),
+    fraud_type: "misc",
+    livemode: false,
+    payment_intent: warned.payment_intent,
+  };
+}
+
 /** Which fields of which objects `expand[]` can replace by their object, and from which collection. */
 export const EXPANDABLE: Record<string, Record<string, Collection>> = {
   price: { product: "product" },
@@ -529,6 +680,7 @@ export const EXPANDABLE: Record<string, Record<string, Collection>> = {
   payment_intent: { customer: "customer", latest_charge: "charge" },
   charge: { customer: "customer", payment_intent: "payment_intent" },
   refund: { charge: "charge", payment_intent: "payment_intent" },
+  dispute: { charge: "charge", payment_intent: "payment_intent" },
   product: { default_price: "price" },
 };
 

@@ -10,13 +10,15 @@
  *   (`/_local/stripe/checkout/<id>/authenticate`), with the two answers Stripe's test page offers,
  *   "Complete authentication" and "Fail authentication"; a failure returns the buyer to the
  *   checkout page with Checkout's message;
- * - the dashboard (`/_local/stripe`): sessions newest first with their events' deliveries, the
- *   buttons that settle, fail, refund or expire, the delivery log, the keys (restricted ones with
- *   their permissions) and the endpoint; `/_local/stripe/deliveries.json` is the log for scripts;
+ * - the dashboard (`/_local/stripe`): sessions newest first with their events' deliveries and
+ *   their payment's disputes, the buttons that settle, fail, refund or expire, the delivery log,
+ *   the keys (restricted ones with their permissions) and the endpoint;
+ *   `/_local/stripe/deliveries.json` is the log for scripts;
  * - a charge's receipt, its `receipt_url` (`/_local/stripe/receipts/<charge>`, ./receipts.ts).
  * Dev and test only.
  */
 import { readBody } from "../http.ts";
+import type { DisputeKind } from "./objects.ts";
 import { type Decline, NO_REQUEST, type PayInput, type PayResult, type Payments, closedMessage } from "./payments.ts";
 import type { RestrictedKey } from "./permissions.ts";
 import type { Delivery, StripeObject } from "./store.ts";
@@ -65,6 +67,10 @@ interface TestCard {
   authenticate?: boolean;
   /** Its refunds fail some time after they are made. */
   refundsFail?: boolean;
+  /** Its charge succeeds, then is disputed. */
+  dispute?: DisputeKind;
+  /** Its charge succeeds, then receives an early fraud warning. */
+  earlyFraudWarning?: boolean;
 }
 
 const declined = (code: string, declineCode: string | null, message: string): Decline => ({
@@ -77,8 +83,10 @@ const declined = (code: string, declineCode: string | null, message: string): De
  * Stripe's test card numbers (docs.stripe.com/testing): the ones that pay, the ones declined, the
  * 3-D Secure ones ("3D Secure authentication": 3155 "requires authentication for one-time
  * payments", 3184 "requires authentication on all transactions", 3178 is "declined with an
- * insufficient_funds failure code even after being successfully authenticated"), and the one
- * whose refunds fail ("Refunds": 5126, "Asynchronous failure").
+ * insufficient_funds failure code even after being successfully authenticated"), the one
+ * whose refunds fail ("Refunds": 5126, "Asynchronous failure"), and the disputes ("With default
+ * account settings, charge succeeds, only to be disputed as fraudulent": 0259, "as product not
+ * received": 2685, "as an inquiry": 1976; "only to receive an early fraud warning": 5423).
  */
 const TEST_CARDS: Record<string, TestCard> = {
   "4242424242424242": { brand: "visa", funding: "credit" },
@@ -137,6 +145,10 @@ const TEST_CARDS: Record<string, TestCard> = {
     decline: declined("card_declined", "insufficient_funds", "Your card has insufficient funds."),
   },
   "4000000000005126": { brand: "visa", funding: "credit", refundsFail: true },
+  "4000000000000259": { brand: "visa", funding: "credit", dispute: "fraudulent" },
+  "4000000000002685": { brand: "visa", funding: "credit", dispute: "product_not_received" },
+  "4000000000001976": { brand: "visa", funding: "credit", dispute: "inquiry" },
+  "4000000000005423": { brand: "visa", funding: "credit", earlyFraudWarning: true },
 };
 
 /** A live card number in test mode: Stripe refuses it before any charge. */
@@ -236,6 +248,8 @@ function readPayment(
     ...(known?.decline ? { decline: known.decline } : {}),
     ...(known?.authenticate ? { authenticate: true } : {}),
     ...(known?.refundsFail ? { refundsFail: true } : {}),
+    ...(known?.dispute ? { dispute: known.dispute } : {}),
+    ...(known?.earlyFraudWarning ? { earlyFraudWarning: true } : {}),
     ...(known ? {} : { refused: LIVE_CARD_IN_TEST_MODE }),
   };
 }
@@ -316,7 +330,9 @@ function checkoutPage(ctx: PageContext, session: StripeObject, state: PageState 
     methods.includes(type)
       ? `<label><input type="radio" name="method" id="${id}" value="${type}"${chosen === type ? " checked" : ""}> ${label}</label>`
       : "";
-  const form = `<form method="post" novalidate aria-label="Payment">
+  // Posted to the checkout's own address, not the page's: after a failed 3-D Secure the page is
+  // the answer to the authentication step's POST, and the next card must reach the checkout.
+  const form = `<form method="post" action="${CHECKOUT_PATH}/${encodeURIComponent(session.id)}" novalidate aria-label="Payment">
 ${state.alert ? `<p class="alert" role="alert">${escape(state.alert)}</p>` : ""}
 ${emailField}
 <fieldset><legend>Payment method</legend><div class="methods">${radio("card", "method-card", "Card")}${radio("us_bank_account", "method-bank", "US bank account")}</div></fieldset>
@@ -458,7 +474,9 @@ function dashboard(ctx: PageContext, message?: string, status = 200): Response {
         intent?.status === "processing"
           ? button(s.id, "settle", "Settle payment") + button(s.id, "fail", "Fail payment")
           : "",
-        charge?.status === "succeeded" && !charge.refunded ? button(s.id, "refund", "Refund") : "",
+        charge?.status === "succeeded" && !charge.refunded && !ctx.payments.disputes.chargedBack(charge.id)
+          ? button(s.id, "refund", "Refund")
+          : "",
       ].join("");
       const sessionEvents = (eventsBySession.get(s.id) ?? [])
         .map(
@@ -476,9 +494,16 @@ function dashboard(ctx: PageContext, message?: string, status = 200): Response {
             .map((r) => `, refund of ${money(r.data.amount as number, s.currency as string)} failed`)
             .join("")
         : "";
+      const disputed = charge
+        ? store
+            .all("dispute")
+            .filter((d) => d.data.charge === charge.id)
+            .map((d) => `, disputed (${String(d.data.reason)}): ${String(d.data.status)}`)
+            .join("")
+        : "";
       return `<tr><td>${escape(new Date((s.created as number) * 1000).toLocaleString("en-US"))}</td>
 <td><code>${escape(s.id)}</code>${s.status === "open" ? `<br><a href="${CHECKOUT_PATH}/${encodeURIComponent(s.id)}">Checkout page</a>` : ""}</td>
-<td>${escape(s.status as string)}</td><td>${escape(s.payment_status as string)}${intent ? `<br><span class="meta">${escape(intent.status as string)}${escape(refunded + failedRefunds)}</span>` : ""}</td>
+<td>${escape(s.status as string)}</td><td>${escape(s.payment_status as string)}${intent ? `<br><span class="meta">${escape(intent.status as string)}${escape(refunded + failedRefunds + disputed)}</span>` : ""}</td>
 <td>${escape(money(s.amount_total as number, s.currency as string))}</td><td>${escape(email)}</td>
 <td>${sessionEvents || `<span class="meta">none yet</span>`}</td><td>${actions}</td></tr>`;
     })

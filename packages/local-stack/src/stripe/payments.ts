@@ -6,10 +6,14 @@
  * PaymentIntent `requires_action` until the buyer completes or fails it), an issuer's decline (a
  * failed charge, the session stays open), settling or failing a bank debit, refunds (and the
  * later failure of a refund of the test card whose refunds fail), and expiry (asked for, or when
- * `expires_at` passes). A succeeded charge gets its receipt page, and its receipt e-mail when it
- * has an address (./receipts.ts); a refund its refund receipt. Shared by the API, the hosted page,
- * the local dashboard and the programmatic handle tests use. Dev and test only.
+ * `expires_at` passes), and the disputes and early fraud warnings of the test cards that make them
+ * (./disputes.ts). A succeeded charge gets its receipt page, and its receipt e-mail when it
+ * has an address (./receipts.ts); a refund its refund receipt. What Stripe does later on its own
+ * (a test refund that fails, a dispute decided by its test evidence) waits on timers kept in the
+ * store, so a restart resumes them. Shared by the API, the hosted page, the local dashboard and
+ * the programmatic handle tests use. Dev and test only.
  */
+import { createDisputes, DEFAULT_DISPUTE_DECISION_DELAY_MS, type Disputes } from "./disputes.ts";
 import * as objects from "./objects.ts";
 import { invalid, noSuch, StripeError } from "./params.ts";
 import type { Receipts } from "./receipts.ts";
@@ -40,6 +44,10 @@ export interface PayInput {
   authenticate?: boolean;
   /** The test card whose refunds fail some time after they are made (4000 0000 0000 5126). */
   refundsFail?: boolean;
+  /** A dispute test card: the charge succeeds, then is disputed (docs: Testing, Disputes). */
+  dispute?: objects.DisputeKind;
+  /** The test card whose charge succeeds, then receives an early fraud warning (4000 0000 0000 5423). */
+  earlyFraudWarning?: boolean;
 }
 
 /** Paid (the session is complete), declined (the buyer sees why), or waiting for the buyer to authenticate. */
@@ -53,8 +61,13 @@ export const AUTHENTICATION_FAILED =
 /** How long after it is made a refund of the failing-refund test card fails, by default. */
 export const DEFAULT_REFUND_FAILURE_DELAY_MS = 5_000;
 
+/** What Stripe does later on its own, each kept in the store's `testing` by id with when it is due. */
+const LATER = ["refundFailures", "disputeDecisions"] as const;
+type Later = (typeof LATER)[number];
+
 export interface Payments {
   store: Store;
+  disputes: Disputes;
   /** Makes an event of `object` as it is now and queues its delivery. */
   emit(type: string, object: StripeObject, origin: Origin, previous?: Record<string, unknown>): StripeObject;
   pay(sessionId: string, input: PayInput): PayResult;
@@ -70,11 +83,11 @@ export interface Payments {
     origin: Origin,
   ): StripeObject;
   expire(sessionId: string, origin: Origin): StripeObject;
-  /** Expires every open session whose `expires_at` has passed, and fails the refunds due to fail (Stripe does both on its own). */
+  /** Expires every open session whose `expires_at` has passed, and does what is due later (Stripe does both on its own). */
   sweep(): void;
-  /** Whether a refund is waiting to fail (false once closed). */
-  refundsWaiting(): boolean;
-  /** Resolves when no refund is waiting to fail, or on close. */
+  /** Whether a refund is waiting to fail or a dispute to be decided (false once closed). */
+  waiting(): boolean;
+  /** Resolves when nothing is waiting, or on close. */
   idle(): Promise<void>;
   close(): void;
 }
@@ -86,10 +99,17 @@ export function createPayments(
   deliverer: Deliverer,
   brand: string,
   receipts: Receipts,
-  options: { refundFailureDelayMs?: number; authenticationUrl?: (sessionId: string) => string } = {},
+  options: {
+    refundFailureDelayMs?: number;
+    disputeDecisionDelayMs?: number;
+    authenticationUrl?: (sessionId: string) => string;
+  } = {},
 ): Payments {
-  const refundFailureDelayMs = options.refundFailureDelayMs ?? DEFAULT_REFUND_FAILURE_DELAY_MS;
-  const refundTimers = new Map<string, NodeJS.Timeout>();
+  const delays: Record<Later, number> = {
+    refundFailures: options.refundFailureDelayMs ?? DEFAULT_REFUND_FAILURE_DELAY_MS,
+    disputeDecisions: options.disputeDecisionDelayMs ?? DEFAULT_DISPUTE_DECISION_DELAY_MS,
+  };
+  const timers = new Map<string, NodeJS.Timeout>();
   let idleWaiters: (() => void)[] = [];
   let closed = false;
 
@@ -99,6 +119,14 @@ export function createPayments(
     deliverer.enqueue(event);
     return event;
   };
+  const disputes = createDisputes({
+    store,
+    emit,
+    decideLater(disputeId) {
+      store.state.testing.disputeDecisions[disputeId] = Date.now() + delays.disputeDecisions;
+      schedule("disputeDecisions", disputeId);
+    },
+  });
 
   const session = (id: string) => {
     const found = store.get("checkout.session", id);
@@ -241,8 +269,9 @@ export function createPayments(
 
     settleCustomer(s, input, intent);
     intent.last_payment_error = null;
+    let paid: StripeObject | undefined;
     if (input.method.type === "card") {
-      const paid = chargeOf("succeeded");
+      paid = chargeOf("succeeded");
       paid.customer = intent.customer;
       paid.receipt_url = receipts.urlOf(paid.id);
       if (input.refundsFail) store.state.testing.refundsFail[paid.id] = true;
@@ -263,6 +292,9 @@ export function createPayments(
       emit("charge.pending", pending, NO_REQUEST);
     }
     emit("checkout.session.completed", s, NO_REQUEST);
+    // The test cards' later troubles: "charge succeeds, only to be disputed" or "to receive an early fraud warning".
+    if (paid && input.dispute) disputes.open(paid, input.dispute);
+    if (paid && input.earlyFraudWarning) disputes.warn(paid);
     store.save();
     return { status: "paid", session: s };
   }
@@ -275,9 +307,6 @@ export function createPayments(
    * with the business (`failure_balance_transaction` reverses the refund's).
    */
   function failRefund(refundId: string) {
-    clearTimeout(refundTimers.get(refundId));
-    refundTimers.delete(refundId);
-    delete store.state.testing.refundFailures[refundId];
     const refund = store.get("refund", refundId);
     const paid = refund ? store.get("charge", refund.charge as string) : undefined;
     if (refund && paid && refund.status !== "failed") {
@@ -292,23 +321,43 @@ export function createPayments(
       emit("refund.failed", refund, NO_REQUEST);
       store.save();
     }
-    if (Object.keys(store.state.testing.refundFailures).length === 0) {
-      const waiting = idleWaiters;
+  }
+
+  const runLater: Record<Later, (id: string) => void> = {
+    refundFailures: failRefund,
+    disputeDecisions: (id) => disputes.decide(id),
+  };
+  const waiting = () => !closed && LATER.some((kind) => Object.keys(store.state.testing[kind]).length > 0);
+
+  /** Does what was due for `id` now, once, and wakes `idle()` when nothing else waits. */
+  function runDue(kind: Later, id: string) {
+    const key = `${kind} ${id}`;
+    clearTimeout(timers.get(key));
+    timers.delete(key);
+    if (!(id in store.state.testing[kind])) return;
+    delete store.state.testing[kind][id];
+    runLater[kind](id);
+    store.save();
+    if (!waiting()) {
+      const resolved = idleWaiters;
       idleWaiters = [];
-      for (const resolve of waiting) resolve();
+      for (const resolve of resolved) resolve();
     }
   }
 
-  function scheduleRefundFailure(refundId: string) {
-    const due = store.state.testing.refundFailures[refundId] ?? Date.now();
-    clearTimeout(refundTimers.get(refundId));
-    const timer = setTimeout(() => failRefund(refundId), Math.max(0, due - Date.now()));
+  /** Runs what is due for `id` at the time the store keeps for it. */
+  function schedule(kind: Later, id: string) {
+    const key = `${kind} ${id}`;
+    const due = store.state.testing[kind][id] ?? Date.now();
+    clearTimeout(timers.get(key));
+    const timer = setTimeout(() => runDue(kind, id), Math.max(0, due - Date.now()));
     timer.unref();
-    refundTimers.set(refundId, timer);
+    timers.set(key, timer);
   }
 
   const payments: Payments = {
     store,
+    disputes,
     emit,
 
     pay(sessionId, input) {
@@ -471,6 +520,10 @@ export function createPayments(
       if (paid.status !== "succeeded") {
         throw invalid(`Charge ${paid.id} has not succeeded and cannot be refunded.`, "charge");
       }
+      // The network has taken the money back already (Stripe's error code `charge_disputed`).
+      if (disputes.chargedBack(paid.id)) {
+        throw invalid(`Charge ${paid.id} has been charged back; cannot issue a refund.`, undefined, "charge_disputed");
+      }
       const refundable = (paid.amount as number) - (paid.amount_refunded as number);
       if (refundable <= 0) {
         throw invalid(`Charge ${paid.id} has already been refunded.`, undefined, "charge_already_refunded");
@@ -491,8 +544,8 @@ export function createPayments(
       });
       store.put("refund", made);
       if (store.state.testing.refundsFail[paid.id]) {
-        store.state.testing.refundFailures[made.id] = Date.now() + refundFailureDelayMs;
-        scheduleRefundFailure(made.id);
+        store.state.testing.refundFailures[made.id] = Date.now() + delays.refundFailures;
+        schedule("refundFailures", made.id);
       }
       const previous = { amount_refunded: paid.amount_refunded, refunded: paid.refunded };
       paid.amount_refunded = (paid.amount_refunded as number) + amount;
@@ -532,29 +585,29 @@ export function createPayments(
       for (const { data } of store.all("checkout.session")) {
         if (data.status === "open" && (data.expires_at as number) <= due) payments.expire(data.id, NO_REQUEST);
       }
-      for (const [refundId, at] of Object.entries(store.state.testing.refundFailures)) {
-        if (at <= Date.now()) failRefund(refundId);
+      for (const kind of LATER) {
+        for (const [id, at] of Object.entries(store.state.testing[kind])) if (at <= Date.now()) runDue(kind, id);
       }
     },
 
-    refundsWaiting: () => !closed && Object.keys(store.state.testing.refundFailures).length > 0,
+    waiting,
 
     idle() {
-      if (!payments.refundsWaiting()) return Promise.resolve();
+      if (!waiting()) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
 
     close() {
       closed = true;
-      for (const timer of refundTimers.values()) clearTimeout(timer);
-      refundTimers.clear();
-      const waiting = idleWaiters;
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+      const resolved = idleWaiters;
       idleWaiters = [];
-      for (const resolve of waiting) resolve();
+      for (const resolve of resolved) resolve();
     },
   };
-  // Refunds left to fail by a previous run fail when due.
-  for (const refundId of Object.keys(store.state.testing.refundFailures)) scheduleRefundFailure(refundId);
+  // What a previous run left to do later is done when due.
+  for (const kind of LATER) for (const id of Object.keys(store.state.testing[kind])) schedule(kind, id);
   return payments;
 }
 

@@ -30,6 +30,7 @@ export const RESOURCES = {
   PaymentIntents: "payment_intent",
   Charges: "charge",
   Refunds: "refund",
+  Disputes: "dispute",
   Events: "event",
 } as const;
 
@@ -77,6 +78,7 @@ export const PERMISSION_OF: Record<Collection, Need["permission"]> = {
   payment_intent: "payment_intent",
   charge: "charge",
   refund: "refund",
+  dispute: "dispute",
   event: "event",
 };
 

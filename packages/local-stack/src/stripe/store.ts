@@ -26,6 +26,7 @@ export const COLLECTIONS = [
   "payment_intent",
   "charge",
   "refund",
+  "dispute",
   "event",
 ] as const;
 export type Collection = (typeof COLLECTIONS)[number];
@@ -89,8 +90,15 @@ export interface State {
   checkout: Record<string, CheckoutExtras>;
   idempotency: Record<string, IdempotencyRecord>;
   deliveries: Record<string, Delivery>;
-  /** What test cards do later (./payments.ts): charges whose refunds fail, and when each such refund fails. */
-  testing: { refundsFail: Record<string, true>; refundFailures: Record<string, number> };
+  /**
+   * What test cards do later (./payments.ts): charges whose refunds fail, when each such refund
+   * fails, and when each dispute with submitted evidence is decided (Unix ms).
+   */
+  testing: {
+    refundsFail: Record<string, true>;
+    refundFailures: Record<string, number>;
+    disputeDecisions: Record<string, number>;
+  };
 }
 
 export interface Keys {
@@ -131,7 +139,7 @@ const emptyState = (): State => ({
   checkout: {},
   idempotency: {},
   deliveries: {},
-  testing: { refundsFail: {}, refundFailures: {} },
+  testing: { refundsFail: {}, refundFailures: {}, disputeDecisions: {} },
 });
 
 export interface Store {
@@ -211,7 +219,8 @@ function readState(file: string): State {
   if (state.version !== 1)
     throw new Error(`${file}: unknown version ${String(state.version)}; delete it to start again`);
   for (const collection of COLLECTIONS) state.objects[collection] ??= {};
-  state.testing ??= { refundsFail: {}, refundFailures: {} };
+  state.testing ??= { refundsFail: {}, refundFailures: {}, disputeDecisions: {} };
+  state.testing.disputeDecisions ??= {};
   return state;
 }
 

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestStack } from "../../src/harness.ts";
+import { startTestStack, linkProduct } from "../../src/harness.ts";
 import type { Mail } from "../../src/mail.ts";
 import { accountIdOf } from "../../src/stripe/receipts.ts";
 import { payOnPage, TEST_BANK as BANK, TEST_CARD as CARD } from "../../../../tests/support/stripe-events.ts";
@@ -23,6 +23,7 @@ const project = mkdtempSync(join(tmpdir(), "stripe-receipts-"));
 const functionsDir = join(project, "functions");
 // The events' endpoint: takes every delivery (this file is about what the buyer receives).
 mkdirSync(join(functionsDir, "stripe-webhook"), { recursive: true });
+linkProduct(functionsDir);
 writeFileSync(
   join(functionsDir, "stripe-webhook", "handler.ts"),
   `export default async function handler() { return new Response("{}", { status: 200 }); }\n`,
@@ -66,15 +67,15 @@ async function startReceiptStack(customerEmails?: { successfulPayments?: boolean
   return { stack, stripe, newSession, chargeOf, mailTo };
 }
 
+// Both stacks read the fixture's functions folder at start: it goes when the file is done.
+afterAll(() => rmSync(project, { recursive: true, force: true }));
+
 describe("Stripe stand-in receipts", () => {
   let ctx: Awaited<ReturnType<typeof startReceiptStack>>;
   beforeAll(async () => {
     ctx = await startReceiptStack();
   }, 60_000);
-  afterAll(async () => {
-    await ctx?.stack.stop();
-    rmSync(project, { recursive: true, force: true });
-  });
+  afterAll(() => ctx?.stack.stop());
 
   it("refuses a malformed payment_intent_data.receipt_email as Stripe does, naming the param (Checkout Session create)", async () => {
     const refused = await ctx.newSession({ payment_intent_data: { receipt_email: "not-an-address" } }).catch((e) => e);

@@ -18,7 +18,7 @@ import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CATALOGUE } from "../../../../functions/_shared/catalogue.ts";
 import { setupCatalogue } from "../../../../functions/_shared/stripe-setup.ts";
-import { startTestStack, type TestStack } from "../../src/harness.ts";
+import { startTestStack, type TestStack, linkProduct } from "../../src/harness.ts";
 import { API_VERSION, DEPLOY_KEYS, signatureHeader } from "../../src/stripe/index.ts";
 import { accountIdOf } from "../../src/stripe/receipts.ts";
 import { payOnPage, TEST_BANK as BANK, TEST_CARD as CARD } from "../../../../tests/support/stripe-events.ts";
@@ -65,6 +65,7 @@ const received = (): Received[] => {
 // The webhook as the product's is: raw body verified with constructEventAsync and the Web Crypto
 // provider (what runs on Supabase Edge), keyed with the STRIPE_WEBHOOK_SECRET the stack gives it.
 mkdirSync(join(functionsDir, "stripe-webhook"), { recursive: true });
+linkProduct(functionsDir);
 writeFileSync(
   join(functionsDir, "stripe-webhook", "handler.ts"),
   `import { appendFileSync, readFileSync } from "node:fs";
@@ -743,6 +744,38 @@ describe("Stripe stand-in", () => {
       });
       expect(done.status).toBe(303);
       expect((await stripe.checkout.sessions.retrieve(session.id)).payment_status).toBe("paid");
+    });
+
+    it("takes another card after a failed 3-D Secure: the page it returns to posts the new card to the checkout, which pays (Testing: 3D Secure authentication, 4000 0027 6000 3184 then 4242)", async () => {
+      const session = await newSession({ customer_email: "3ds-other-card@example.com" });
+      expect((await payOnPage(session, { ...CARD, card_number: "4000 0027 6000 3184" })).status).toBe(303);
+      const step = `${stack.url}/_local/stripe/checkout/${session.id}/authenticate`;
+      const failed = await fetch(step, {
+        method: "POST",
+        redirect: "manual",
+        body: new URLSearchParams({ outcome: "fail" }),
+      });
+      expect(failed.status).toBe(402);
+      const html = await failed.text();
+      expect(html).toContain("We are unable to authenticate your payment method.");
+      // The buyer is still at the step's address: a browser posts the form to its action, or to
+      // that address when it has none (HTML: form submission, the form's action).
+      const form = /<form\b[^>]*aria-label="Payment"[^>]*>/.exec(html)?.[0] ?? "";
+      const action = /\baction="([^"]*)"/.exec(form)?.[1];
+      const target = new URL(action || step, step).href;
+      expect(target).toBe(session.url);
+      const paid = await fetch(target, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(CARD),
+      });
+      expect(paid.status).toBe(303);
+      expect(paid.headers.get("location")).toBe(`${stack.url}/thank-you?session_id=${session.id}`);
+      const done = await stripe.checkout.sessions.retrieve(session.id, { expand: ["payment_intent.latest_charge"] });
+      expect(done).toMatchObject({ status: "complete", payment_status: "paid" });
+      const charge = (done.payment_intent as Stripe.PaymentIntent).latest_charge as Stripe.Charge;
+      expect(charge.payment_method_details?.card).toMatchObject({ last4: "4242", three_d_secure: null });
     });
 
     it("declines 4000 0082 6000 3178 for insufficient funds after a completed authentication", async () => {
