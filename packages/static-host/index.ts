@@ -44,14 +44,32 @@ async function isFile(path: string): Promise<boolean> {
 /** The hosts' own configuration files: read by the host, never served (Netlify, Cloudflare Pages). */
 const HOST_FILES = new Set(["/_redirects", "/_headers"]);
 
-/** Maps a URL path to the built file that answers it, or null. */
-export async function resolveFile(root: string, pathname: string): Promise<string | null> {
-  let path: string;
+/**
+ * A request's address as the hosts read it: the WHATWG URL of the whole address, so dot segments
+ * (`%2e` too) are resolved and `\` is `/`, %-escapes are kept as sent, and `//login` stays a path
+ * (the hosts see `https://site//login`; Node's `new URL("//login", base)` would read a host).
+ */
+export function requestUrl(target: string): URL {
+  return target.startsWith("/") ? new URL(`http://localhost${target}`) : new URL(target, "http://localhost");
+}
+
+/**
+ * A path with its %-escapes decoded, `%2F` included, as both hosts decode it to find a file
+ * (Cloudflare's asset server: `decodeURIComponent(pathname)`; `netlify dev`, netlify/cli's
+ * utils/proxy.ts, the same); null when an escape is malformed.
+ */
+export function decodePath(pathname: string): string | null {
   try {
-    path = decodeURIComponent(pathname);
+    return decodeURIComponent(pathname);
   } catch {
     return null;
   }
+}
+
+/** Maps a URL path to the built file that answers it, or null. */
+export async function resolveFile(root: string, pathname: string): Promise<string | null> {
+  const path = decodePath(pathname);
+  if (path === null) return null;
   const safe = normalize(path).replace(/^(\.\.[/\\])+/, "");
   if (HOST_FILES.has(safe)) return null;
   const base = join(root, safe);
@@ -73,7 +91,8 @@ export interface Rewrite {
  * `from to [status]`, `#` starting a comment line. Only the forms the site ships are supported:
  * a status 200 rewrite from an exact path or a path ending in `/*`, to a path of the site. Any
  * other line is returned in `unsupported`, so the local stack says so instead of quietly serving
- * something else than the host would.
+ * something else than the host would: a `from` with a %-escape among them, which Netlify compares
+ * decoded and Cloudflare Pages as written.
  */
 export function parseRedirects(text: string): { rules: Rewrite[]; unsupported: string[] } {
   const rules: Rewrite[] = [];
@@ -88,7 +107,7 @@ export function parseRedirects(text: string): { rules: Rewrite[]; unsupported: s
       status === "200" &&
       rest.length === 0 &&
       prefix.startsWith("/") &&
-      !/[*:]/.test(prefix) &&
+      !/[*:%]/.test(prefix) &&
       to.startsWith("/") &&
       !to.startsWith("//") &&
       !/[*:?#]/.test(to);
@@ -99,8 +118,8 @@ export function parseRedirects(text: string): { rules: Rewrite[]; unsupported: s
 }
 
 /**
- * The path a request is rewritten to, or null: the first rule that matches, in the file's order,
- * compared with the path as requested (still %-encoded), as both hosts match. A splat matches
+ * The path a request is rewritten to, or null: the first rule that matches `pathname`, in the
+ * file's order; the caller gives the path as its host compares it (`Host`). A splat matches
  * anything after its prefix, however many segments.
  */
 export function rewriteOf(rules: readonly Rewrite[], pathname: string): string | null {
@@ -146,8 +165,9 @@ export function parseHeaders(text: string): { rules: HeaderRule[]; unsupported: 
 }
 
 /**
- * The headers of a request's path: every matching rule applies, in the file's order, and a header
- * named by several is joined with ", " (both hosts do so).
+ * The headers of a request's path, as requested (`requestUrl`, not decoded: `Host`): every
+ * matching rule applies, in the file's order, and a header named by several is joined with ", "
+ * (both hosts do so).
  */
 export function headersOf(rules: readonly HeaderRule[], pathname: string): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -203,8 +223,16 @@ async function siteRewrites(root: string): Promise<Rewrite[]> {
 }
 
 /**
- * The static hosts DEPLOY.md supports. They agree on `_headers` and on the rewrites the site
- * ships, and differ where an address names a file:
+ * The static hosts DEPLOY.md supports. Both read an address as `requestUrl` does, look its file up
+ * decoded (`decodePath`), and match `_headers` on it as requested, %-escapes and all, so
+ * `/l%6Fgin` is the sign-in page with the rules for all paths only: Cloudflare's workers-sdk, the
+ * Pages asset server's handler (`generateHandler`: rules matched by `generateRulesMatcher` on
+ * `new URL(request.url).pathname`, then `decodeURIComponent` for the asset lookup); Netlify's
+ * edge is not open, and its CLI's `netlify dev` matches on the path as requested too
+ * (utils/proxy.ts, `headersForPath`): the fewest headers, the bound this host keeps. They match
+ * `_redirects` differently: Netlify on the decoded path (netlify/cli's utils/rules-proxy.ts
+ * hands its redirect engine `decodeURIComponent(pathname)`), Cloudflare Pages on the path as
+ * requested. And they differ where an address names a file:
  * - Netlify answers a file at its name too (`/login.html`, `/index.html`: 200), serves a file that
  *   exists before any rule (its shadowing, docs.netlify.com "Rewrites and proxies"), and sends a
  *   trailing slash to the address without it (301);
@@ -226,15 +254,16 @@ export interface StaticOptions {
 /** What answers a request: a file (with its status), a redirect, or the 404 page. */
 type Answer = { file: string; status: 200 | 404 } | { location: string; status: 301 | 308 } | { status: 404 };
 
-/** Netlify: a trailing slash away, then a file that exists, then a rewrite's target. */
+/** Netlify: a trailing slash away, then a file that exists, then a rewrite's target (matched decoded). */
 async function netlifyAnswer(root: string, url: URL): Promise<Answer> {
   // Canonical URLs have no trailing slash; redirect like the CDN's pretty-URL rule does.
   if (url.pathname.length > 1 && url.pathname.endsWith("/")) {
-    return { location: url.pathname.slice(0, -1) + url.search, status: 301 };
+    return { location: location(url.pathname.slice(0, -1) + url.search), status: 301 };
   }
   const file = await resolveFile(root, url.pathname);
   if (file) return { file, status: 200 };
-  const target = rewriteOf(await siteRewrites(root), url.pathname);
+  const decoded = decodePath(url.pathname);
+  const target = decoded === null ? null : rewriteOf(await siteRewrites(root), decoded);
   const rewritten = target && (await resolveFile(root, target));
   return rewritten ? { file: rewritten, status: 200 } : { status: 404 };
 }
@@ -249,8 +278,9 @@ async function assetAt(root: string, path: string): Promise<string | null> {
 
 /**
  * A redirect's address as the host sends it: leading slashes and their look-alikes made one, so
- * `/%2F%2Fevil.example/index` never leads off the site (its responses' `stripLeadingDoubleSlashes`),
- * and what a header cannot carry percent-encoded.
+ * `/%2F%2Fevil.example/index` never leads off the site (Cloudflare's responses'
+ * `stripLeadingDoubleSlashes`; Netlify's trailing-slash redirect of `//evil.example/` likewise
+ * stays here), and what a header cannot carry percent-encoded.
  */
 function location(path: string): string {
   return path
@@ -265,11 +295,8 @@ async function cloudflareAnswer(root: string, url: URL): Promise<Answer> {
   // An exact rule first, then the first splat in the file's order (its static and dynamic rules).
   const exact = rules.find((rule) => !rule.splat && rule.from === url.pathname);
   let pathname = exact?.to ?? rewriteOf(rules, url.pathname) ?? url.pathname;
-  try {
-    pathname = decodeURIComponent(pathname);
-  } catch {
-    // Kept as it came, as the host does.
-  }
+  // Decoded for the asset lookup only; kept as it came when malformed, as the host does.
+  pathname = decodePath(pathname) ?? pathname;
   const redirect = (path: string): Answer => ({ location: location(`${path}${search}`), status: 308 });
   let file: string | null;
   if (pathname.endsWith("/")) {
@@ -299,13 +326,13 @@ async function cloudflareAnswer(root: string, url: URL): Promise<Answer> {
 export function staticHandler(dir: string, { host = "netlify" }: StaticOptions = {}) {
   const root = resolve(dir);
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", "http://localhost");
+    const url = requestUrl(req.url ?? "/");
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405, { allow: "GET, HEAD" }).end();
       return;
     }
     // The build's own headers (src/integrations/security-headers.ts), matched on the path as
-    // requested, as the host matches them.
+    // requested, not decoded, as the hosts match them (`Host`).
     const siteHeaders = headersOf(await siteHeaderRules(root), url.pathname);
     const answer = host === "cloudflare" ? await cloudflareAnswer(root, url) : await netlifyAnswer(root, url);
     if ("location" in answer) {

@@ -7,19 +7,25 @@
 //   - Frames: the scheduling provider's form or widget where a page embeds one, Wistia's player;
 //     nothing elsewhere.
 //   - Connections and images: the Supabase project only on the pages where the session lives
-//     (sign-in, password pages, checkout, portal); those pages cannot be framed by anyone.
-// Both hosts apply every rule whose path matches and join a header named twice with a comma,
-// which for CSP would mean two policies enforced at once; so each page gets exactly one rule
-// with a policy, and pages a `_redirects` splat serves (the checkout's) share one rule whose
-// policy covers them all. Cloudflare Pages reads at most 100 rules of at most 2,000 characters a
-// line: the build fails rather than ship a file the host would cut.
+//     (sign-in, password pages, checkout, portal).
+// What every page must have is in the rule for all paths (`/*`): no framing by anyone
+// (X-Frame-Options and a policy of frame-ancestors 'none'), HSTS, nosniff, a referrer policy.
+// Only that rule holds at every spelling of an address: the hosts match `_headers` on the path as
+// requested, %-escapes and all, and decode it only to find the file (packages/static-host/README.md,
+// "Addresses"), so `/l%6Fgin` is the sign-in page without the `/login` rule.
+// Both hosts apply every rule whose path matches and join a header named twice with a comma. So a
+// page's own rule names one header only, its Content-Security-Policy, which joined to the
+// all-path one makes two policies, both enforced: the page's, and no framing, no plugins, no
+// foreign <base>. Pages a `_redirects` splat serves (the checkout's) share one rule whose policy
+// covers them all. Cloudflare Pages reads at most 100 rules of at most 2,000 characters a line:
+// the build fails rather than ship a file the host would cut.
 // A host may answer a page at its file's name too: Netlify serves /login.html (and /index.html,
 // /index) as it serves /login, and matches `_headers` on the address as requested, so each page's
 // rule is written for those addresses as well (Cloudflare Pages redirects them to the page's
 // address instead, 308). A splat family covers its files already.
 // The member area's pages (/portal/courses/: a page per lesson, as many as the courses have)
-// would each take a rule; they share one instead, whose header policy carries what only a header
-// can (frame-ancestors), and each page carries its own policy, made the same way, in a
+// would each take a rule; they take none: the all-path rule says what only a header can
+// (frame-ancestors), and each page carries its own policy, made the same way, in a
 // `<meta http-equiv="Content-Security-Policy">` at the top of its <head>, before any script. The
 // browser enforces both, so a lesson with a video allows the video host and its neighbours do not.
 import { createHash } from "node:crypto";
@@ -44,12 +50,20 @@ export const SESSION_PATHS = ["/login", "/forgot-password", "/reset-password", "
 
 const WISTIA = ["https://fast.wistia.com", "https://fast.wistia.net", "https://*.wistia.com", "https://*.wistia.net"];
 
-/** Headers every response gets. */
+/**
+ * The policy of every response, whatever its address, enforced beside a page's own: no site may
+ * frame any page (none needs it), and what every page's own policy says of plugins and <base>.
+ */
+export const ALL_PATHS_POLICY = "frame-ancestors 'none'; object-src 'none'; base-uri 'self'";
+
+/** Headers every response gets, at any spelling of its address: the `/*` rule's. */
 export const COMMON_HEADERS: Headers = {
   "Strict-Transport-Security": "max-age=31536000; includeSubDomains",
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "strict-origin-when-cross-origin",
   "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=()",
+  "X-Frame-Options": "DENY",
+  "Content-Security-Policy": ALL_PATHS_POLICY,
 };
 
 /** Cloudflare Pages' limits for `_headers`. */
@@ -196,7 +210,6 @@ export function contentSecurityPolicy(pages: Page[], { supabaseOrigin }: { supab
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",
-    `frame-ancestors ${session ? "'none'" : "'self'"}`,
   ].join("; ");
 }
 
@@ -235,12 +248,9 @@ export const META_POLICY_PREFIXES = ["/portal/courses/"];
 export const hasMetaPolicy = (route: string, prefixes: string[] = META_POLICY_PREFIXES): boolean =>
   prefixes.some((prefix) => route.startsWith(prefix));
 
-/** A page's policy as a meta tag can carry it: all but frame-ancestors, which only a header can. */
+/** A page's policy, for its meta tag (frame-ancestors, which a meta tag cannot carry, is the all-path rule's). */
 export function metaPolicy(page: Page, { supabaseOrigin }: { supabaseOrigin: string }): string {
-  return contentSecurityPolicy([page], { supabaseOrigin })
-    .split("; ")
-    .filter((directive) => !directive.startsWith("frame-ancestors "))
-    .join("; ");
+  return contentSecurityPolicy([page], { supabaseOrigin });
 }
 
 /** The page's HTML with `policy` as a meta tag, first in <head> after the charset (before any script). */
@@ -254,8 +264,8 @@ export function withMetaPolicy(html: string, policy: string): string {
 
 /**
  * The `_headers` file for the built `pages` (`{ route, html }`, the 404 page left out): the
- * common headers for every path, then one policy rule per page, or per splat family, and one
- * rule per meta-policy prefix, with only what a header alone can say.
+ * common headers for every path, then one policy rule per page, or per splat family; the pages
+ * under a meta-policy prefix take none.
  */
 export function headersFile(
   pages: Page[],
@@ -268,34 +278,21 @@ export function headersFile(
   const rules: [path: string, headers: Headers][] = [["/*", COMMON_HEADERS]];
   const families = new Map(splats.map((prefix): [string, Page[]] => [prefix, []]));
   const single: Page[] = [];
-  const metaFamilies = new Map(metaPrefixes.map((prefix): [string, Page[]] => [prefix, []]));
   for (const page of [...pages].sort((a, b) => (a.route < b.route ? -1 : 1))) {
-    const metaFamily = metaPrefixes.find((prefix) => page.route.startsWith(prefix));
+    if (hasMetaPolicy(page.route, metaPrefixes)) continue;
     const family = splats.find((prefix) => page.route.startsWith(prefix));
-    if (metaFamily) metaFamilies.get(metaFamily)?.push(page);
-    else if (family) families.get(family)?.push(page);
+    if (family) families.get(family)?.push(page);
     else single.push(page);
   }
+  // Only the policy: any other header here would be sent twice, joined with the all-path rule's.
   const pageHeaders = (group: Page[]): Headers => ({
     "Content-Security-Policy": contentSecurityPolicy(group, { supabaseOrigin }),
-    ...(group.some((page) => isSessionRoute(page.route)) ? { "X-Frame-Options": "DENY" } : {}),
   });
   for (const page of single) {
     const headers = pageHeaders([page]);
     for (const path of [page.route, ...aliasesOf(page)]) rules.push([path, headers]);
   }
   for (const [prefix, group] of families) if (group.length) rules.push([`${prefix}*`, pageHeaders(group)]);
-  for (const [prefix, group] of metaFamilies) {
-    if (!group.length) continue;
-    const session = group.some((page) => isSessionRoute(page.route));
-    rules.push([
-      `${prefix}*`,
-      {
-        "Content-Security-Policy": `frame-ancestors ${session ? "'none'" : "'self'"}; object-src 'none'; base-uri 'self'`,
-        ...(session ? { "X-Frame-Options": "DENY" } : {}),
-      },
-    ]);
-  }
   if (rules.length > MAX_RULES) throw new Error(`_headers: ${rules.length} rules, over Cloudflare Pages' ${MAX_RULES}`);
   const lines = ["# Written by src/integrations/security-headers.ts at build time; do not edit."];
   for (const [path, headers] of rules) {

@@ -1,11 +1,11 @@
 /**
  * The build's `_headers` (src/integrations/security-headers.ts), served as the host serves them
  * (packages/static-host/index.ts applies the file): every page and portal view runs under its
- * Content-Security-Policy with no violation, an injected inline script is refused, the pages
- * where the session lives cannot be framed, and the embeds of the fixture site (a scheduling
- * form and widget, Wistia's video) are allowed where they are used and nowhere else. A page's
- * file name (`/login.html`) answers with the page's headers, or redirects to the page, on either
- * host DEPLOY.md supports.
+ * Content-Security-Policy with no violation, an injected inline script is refused, no page can be
+ * framed, at any spelling of its address (`/l%6Fgin`, `//login`), and the embeds of the fixture
+ * site (a scheduling form and widget, Wistia's video) are allowed where they are used and nowhere
+ * else. A page's file name (`/login.html`) answers with the page's headers, or redirects to the
+ * page, on either host DEPLOY.md supports.
  */
 import { readdirSync } from "node:fs";
 import { createServer } from "node:http";
@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
 import { staticHandler } from "@advisor-accelerator/static-host";
+import { ALL_PATHS_POLICY } from "../../src/integrations/security-headers";
 import { createCustomer, signIn } from "./customers";
 import { SPEC_ROUTES } from "./routes";
 import { FIXTURE_SITE, LOCAL_SITE, PRODUCTION_SITE } from "./servers";
@@ -55,7 +56,11 @@ test("every page runs under its policy with no violation, and says so in its hea
     const headers = response!.headers();
     expect(headers["content-security-policy"], route).toContain("script-src 'self' 'sha256-");
     expect(headers["content-security-policy"], route).not.toMatch(/script-src[^;]*'unsafe-inline'/);
-    expect(headers["content-security-policy"]!.split(", "), `${route}: one policy`).toHaveLength(1);
+    // Its own policy beside the one for all paths (no framing): two policies, both enforced.
+    expect(headers["content-security-policy"]!.split(", "), `${route}: two policies`).toEqual([
+      ALL_PATHS_POLICY,
+      expect.stringContaining("default-src 'self'"),
+    ]);
     expect(headers["x-content-type-options"], route).toBe("nosniff");
     expect(headers["strict-transport-security"], route).toMatch(/^max-age=\d+/);
     await scrollThrough(page);
@@ -97,10 +102,8 @@ test("the member area's pages run with no violation: a course, a lesson with its
     "/portal/courses/growth-mindset/put-money-beliefs-on-trial",
   ]) {
     const response = await page.goto(route);
-    // One header rule for them all, with what only a header can say; each page's own policy is in its meta tag.
-    expect(response!.headers()["content-security-policy"], route).toBe(
-      "frame-ancestors 'none'; object-src 'none'; base-uri 'self'",
-    );
+    // The rule for all paths says what only a header can; each page's own policy is in its meta tag.
+    expect(response!.headers()["content-security-policy"], route).toBe(ALL_PATHS_POLICY);
     expect(response!.headers()["x-frame-options"], route).toBe("DENY");
     await expect(
       page.getByRole("region", { name: "Lesson", exact: true }).or(page.getByText(/of 18 lessons/)),
@@ -130,21 +133,61 @@ test("an injected inline script is refused, and the refusal reported", async ({ 
   }
 });
 
-test("the pages where the session lives cannot be framed, by any site", async ({ page }) => {
-  for (const route of SESSION_PAGES) {
-    const response = await page.request.get(route);
-    expect(response.headers()["x-frame-options"], route).toBe("DENY");
-    expect(response.headers()["content-security-policy"], route).toContain("frame-ancestors 'none'");
+/**
+ * Other spellings of the pages' addresses: %-escapes, which the hosts decode to find the file but
+ * not to match `_headers`, and a doubled slash. Each is the page itself, without its own rule.
+ */
+const SPELLINGS = [
+  "/l%6Fgin",
+  "/%6C%6F%67%69%6E",
+  "//login",
+  "/p%6Frtal",
+  "/f%6Frgot-password",
+  "/ch%65ckout/OS_ACCELERATOR",
+  "/portal/c%6Furses/growth-mindset",
+  "/%69ndex",
+];
+
+/**
+ * Asks `base` for the home page, every page of the session and every spelling: each is the page
+ * (or, on Cloudflare Pages, `/%69ndex` a redirect to it), and none may be framed.
+ */
+async function expectNoFraming(request: APIRequestContext, base: string) {
+  for (const route of ["/", ...SESSION_PAGES, ...SPELLINGS]) {
+    const response = await request.get(base + route, { maxRedirects: 0 });
+    const headers = response.headers();
+    expect([200, 308], `${base}${route}`).toContain(response.status());
+    expect(headers["x-frame-options"], `${base}${route}`).toBe("DENY");
+    expect(headers["content-security-policy"]?.split(", "), `${base}${route}`).toContain(ALL_PATHS_POLICY);
   }
-  // Another origin frames the sign-in page: the browser shows nothing of it.
-  await page.goto(`${FIXTURE_SITE}/`);
-  const local = new URL(page.url()).origin.replace(/:\d+$/, `:${Number(process.env.E2E_PORT ?? 4399)}`);
-  await page.setContent(`<iframe title="framed" src="${local}/login"></iframe>`);
-  const frame = page.frameLocator("iframe[title=framed]");
-  await expect(frame.getByRole("button", { name: "Sign In" })).toHaveCount(0);
-  expect((await page.request.get(`${local}/`)).headers()["content-security-policy"]).toContain(
-    "frame-ancestors 'self'",
-  );
+}
+
+test("no page can be framed, by any site, at any spelling of its address", async ({ page }) => {
+  test.setTimeout(60_000);
+  // A foreign site (another origin, and no policy of its own to refuse frames) frames the sign-in
+  // page, at its address and at other spellings of it, which the browser asks for as written.
+  const foreign = createServer((req, res) => {
+    const src = new URL(req.url ?? "/", "http://foreign").searchParams.get("frame") ?? "";
+    res
+      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      .end(`<iframe title="framed" src="${src.replace(/[&"<>]/g, "")}"></iframe>`);
+  });
+  await new Promise<void>((resolve) => foreign.listen(0, "127.0.0.1", resolve));
+  try {
+    const base = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}`;
+    for (const route of ["/login", "/l%6Fgin", "//login"]) {
+      await page.goto(`${base}/?frame=${encodeURIComponent(LOCAL_SITE + route)}`);
+      // Chromium puts its own error page where it refused the document; a framed page keeps its address.
+      const framed = page.frames().find((frame) => frame.parentFrame() === page.mainFrame());
+      expect(framed?.url(), route).toMatch(/^chrome-error:/);
+      await expect(page.frameLocator("iframe[title=framed]").getByRole("button", { name: "Sign In" })).toHaveCount(0);
+    }
+  } finally {
+    foreign.close();
+  }
+  // What npm start serves, and the production build as scripts/serve.ts serves it (Netlify's way).
+  await expectNoFraming(page.request, LOCAL_SITE);
+  await expectNoFraming(page.request, PRODUCTION_SITE);
 });
 
 test("third parties are allowed only where they are embedded (the fixture site)", async ({ page }) => {
@@ -249,6 +292,8 @@ test.describe("a page's file name (/login.html) is no way around its headers", (
     const base = `http://localhost:${(server.address() as AddressInfo).port}`;
     try {
       await expectFileAddressesCovered(request, base, dir);
+      // Its answers to the other spellings: the page, or a redirect to it, never to be framed.
+      await expectNoFraming(request, base);
       // A visitor who follows such a link lands on the page's address, under its policy.
       const response = await page.goto(`${base}/login.html`);
       expect(new URL(page.url()).pathname).toBe("/login");

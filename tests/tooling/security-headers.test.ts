@@ -1,4 +1,7 @@
-/** The build's `_headers` (src/integrations/security-headers.ts): one policy per page, from what the page holds. */
+/**
+ * The build's `_headers` (src/integrations/security-headers.ts): what every page must have in the
+ * rule for all paths, and one policy per page, from what the page holds.
+ */
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -6,8 +9,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HOSTS, staticHandler } from "@advisor-accelerator/static-host";
+import { HOSTS, parseHeaders, staticHandler } from "@advisor-accelerator/static-host";
 import {
+  ALL_PATHS_POLICY,
   aliasesOf,
   contentSecurityPolicy,
   embedsOf,
@@ -42,7 +46,7 @@ describe("security headers", () => {
     expect(embedsOf(`<wistia-video class="x"></wistia-video>`).wistia).toBe(false);
   });
 
-  it("allows a marketing page its own files and inline scripts only, framed by itself at most", () => {
+  it("allows a marketing page its own files and inline scripts only, and leaves framing to the all-path rule", () => {
     const csp = contentSecurityPolicy([{ route: "/", html: home }], { supabaseOrigin: SUPABASE });
     expect(csp).toContain(
       `script-src 'self' ${sha('import "/_astro/a.js"')} ${sha('document.body.dataset.ready = "1"')};`,
@@ -51,15 +55,15 @@ describe("security headers", () => {
     expect(csp).not.toContain(SUPABASE);
     expect(csp).toContain("frame-src 'none'");
     expect(csp).toContain("object-src 'none'");
-    expect(csp).toContain("frame-ancestors 'self'");
+    // A second frame-ancestors would only be a weaker-looking copy of the all-path rule's 'none'.
+    expect(csp).not.toContain("frame-ancestors");
   });
 
-  it("gives the session's pages the Supabase project and forbids framing them", () => {
+  it("gives the session's pages the Supabase project", () => {
     for (const route of ["/login", "/portal/settings", "/checkout/OS_ACCELERATOR", "/reset-password"]) {
       const csp = contentSecurityPolicy([{ route, html: home }], { supabaseOrigin: SUPABASE });
       expect(csp, route).toContain(`connect-src 'self' ${SUPABASE}`);
       expect(csp, route).toContain(`img-src 'self' data: ${SUPABASE}`);
-      expect(csp, route).toContain("frame-ancestors 'none'");
     }
   });
 
@@ -68,7 +72,6 @@ describe("security headers", () => {
     const csp = contentSecurityPolicy([{ route: "/get-started", html: form }], { supabaseOrigin: SUPABASE });
     expect(csp).toContain(`connect-src 'self' ${SUPABASE}/functions/v1/leads;`);
     expect(csp).not.toContain(`img-src 'self' data: ${SUPABASE}`);
-    expect(csp).toContain("frame-ancestors 'self'");
     // Another host named there is not the project's: nothing is added for it.
     const elsewhere = `<div data-function-url="https://collector.example/leads"></div>`;
     expect(contentSecurityPolicy([{ route: "/apply", html: elsewhere }], { supabaseOrigin: SUPABASE })).toContain(
@@ -101,8 +104,36 @@ describe("security headers", () => {
     expect(paths).toEqual(["/*", "/", "/index.html", "/index", "/login", "/login.html", "/checkout/*"]);
     const checkout = text.split("/checkout/*\n")[1]!;
     expect(checkout).toContain(`${sha("a()")} ${sha("b()")}`);
-    expect(checkout).toContain("X-Frame-Options: DENY");
-    expect(text.split("/*\n")[1]!.split("\n/")[0]).not.toContain("Content-Security-Policy");
+  });
+
+  it("puts what every page must have in the rule for all paths, and names each of its headers there alone but the policy", () => {
+    const text = headersFile(
+      [
+        { route: "/", html: home },
+        { route: "/login", html: home },
+        { route: "/checkout/key-lookup", html: "<script>b()</script>" },
+        { route: "/portal/courses/growth-mindset", html: "<script>c()</script>" },
+      ],
+      { supabaseOrigin: SUPABASE, splats: ["/checkout/"] },
+    );
+    const { rules, unsupported } = parseHeaders(text);
+    expect(unsupported).toEqual([]);
+    const [all, ...pages] = rules;
+    expect(all!.path + (all!.splat ? "*" : "")).toBe("/*");
+    const headers = Object.fromEntries(all!.headers);
+    expect(headers).toMatchObject({
+      "X-Frame-Options": "DENY",
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "strict-origin-when-cross-origin",
+      "Content-Security-Policy": "frame-ancestors 'none'; object-src 'none'; base-uri 'self'",
+    });
+    expect(headers["Strict-Transport-Security"]).toMatch(/^max-age=31536000\b/);
+    // Both hosts join a header two matching rules name: a page's rule adds its own policy (a second
+    // policy, both enforced) and nothing else, so no `X-Frame-Options: DENY, DENY`.
+    for (const rule of pages) {
+      const names = rule.headers.map(([name]) => name);
+      expect(names, rule.path).toEqual(["Content-Security-Policy"]);
+    }
   });
 
   it("lets a lesson with a video run its player's script, and its neighbours not: Wistia's hosts, or the stand-in's origin", () => {
@@ -117,7 +148,7 @@ describe("security headers", () => {
     );
   });
 
-  it("gives the member area's pages one header rule and each its own policy in a meta tag before any script", () => {
+  it("gives the member area's pages no rule of their own, the all-path one, and each its own policy in a meta tag before any script", () => {
     const lesson = (route: string, body: string) => ({
       route,
       html: `<!DOCTYPE html><html><head><meta charset="utf-8"><script>go()</script></head><body>${body}</body></html>`,
@@ -129,10 +160,7 @@ describe("security headers", () => {
       { route: "/portal", html: home },
     ];
     const file = headersFile(pages, { supabaseOrigin: SUPABASE });
-    expect(file).not.toContain("/portal/courses/growth-mindset\n");
-    expect(file).toContain(
-      "/portal/courses/*\n  Content-Security-Policy: frame-ancestors 'none'; object-src 'none'; base-uri 'self'\n  X-Frame-Options: DENY",
-    );
+    expect(file.split("\n").filter((line) => line.startsWith("/"))).toEqual(["/*", "/portal", "/portal.html"]);
     const policy = (page: (typeof pages)[number]) => metaPolicy(page, { supabaseOrigin: SUPABASE });
     expect(policy(pages[1]!)).toMatch(/script-src [^;]*https:\/\/fast\.wistia\.com/);
     expect(policy(pages[2]!)).not.toContain("wistia");
@@ -254,4 +282,114 @@ describe("a page's file name gets the page's headers, on both hosts", () => {
     ]);
     expect(paths.length).toBeLessThanOrEqual(MAX_RULES);
   });
+});
+
+/**
+ * Another spelling of a page's address (`/l%6Fgin`, `//login`, `/p%6Frtal`) is no way around the
+ * headers every page must have. Both hosts find the file decoded but match `_headers` on the
+ * address as requested (packages/static-host/index.ts, `Host`), so such a spelling is the page
+ * without its own rule: the rule for all paths must hold the protection. Served by the static host
+ * as either host does, from a small build with the real `_headers` writer.
+ */
+describe("every spelling of a page's address keeps the protective headers, on both hosts", () => {
+  const files: Record<string, string> = {
+    "index.html": home,
+    "login.html": `<script>login()</script>`,
+    "portal.html": `<script>portal()</script>`,
+    "portal/settings.html": `<script>settings()</script>`,
+    "checkout/AI_ACCELERATOR.html": `<script>a()</script>`,
+    "checkout/key-lookup.html": `<script>b()</script>`,
+    "portal/courses/growth-mindset.html": `<meta charset="utf-8"><script>course()</script>`,
+  };
+  const SPELLINGS = [
+    "/l%6Fgin",
+    "/%6C%6F%67%69%6E",
+    "/l%6fgin",
+    "/LOGIN",
+    "/login/",
+    "/login%2F",
+    "//login",
+    "/login%2Ehtml",
+    "/p%6Frtal",
+    "/portal%2F",
+    "/portal%2Fsettings",
+    "/p%6Frtal/settings",
+    "/portal//settings",
+    "/portal/c%6Furses/growth-mindset",
+    "/ch%65ckout/AI_ACCELERATOR",
+    "/checkout/%41I_ACCELERATOR",
+    "/ch%65ckout/NOPE",
+    "/%69ndex",
+  ];
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "headers-spellings-"));
+    for (const [file, html] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, file)), { recursive: true });
+      writeFileSync(join(dir, file), html);
+    }
+    writeFileSync(join(dir, "404.html"), "<h1>Not found</h1>");
+    writeFileSync(
+      join(dir, "_redirects"),
+      "/checkout/AI_ACCELERATOR /checkout/AI_ACCELERATOR 200\n/checkout/* /checkout/key-lookup 200\n",
+    );
+    const pages = Object.entries(files).map(([file, html]) => ({ route: routeOf(file), file, html }));
+    writeFileSync(join(dir, "_headers"), headersFile(pages, { supabaseOrigin: SUPABASE, splats: ["/checkout/"] }));
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** What every answer must say, whatever the address: no framing, nosniff, a referrer policy, HSTS. */
+  const protection = (headers: Headers) => ({
+    "x-frame-options": headers.get("x-frame-options"),
+    framing: (headers.get("content-security-policy") ?? "").split(", ").includes(ALL_PATHS_POLICY),
+    "x-content-type-options": headers.get("x-content-type-options"),
+    "referrer-policy": headers.get("referrer-policy"),
+    hsts: /^max-age=31536000\b/.test(headers.get("strict-transport-security") ?? ""),
+  });
+  const PROTECTED = {
+    "x-frame-options": "DENY",
+    framing: true,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "strict-origin-when-cross-origin",
+    hsts: true,
+  };
+
+  for (const host of HOSTS) {
+    it(`${host}: a page, the 404 page or a redirect to the page, never a page without them`, async () => {
+      const server = createServer(staticHandler(dir, { host }));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        const pages: string[] = [];
+        for (const path of SPELLINGS) {
+          const response = await fetch(base + path, { redirect: "manual" });
+          const body = await response.text();
+          if (response.status === 301) {
+            // Netlify's trailing-slash redirect: no page in it, and it stays on the site.
+            expect(host, path).toBe("netlify");
+            expect(response.headers.get("location"), path).toMatch(/^\/[^/\\]/);
+            continue;
+          }
+          expect([200, 308, 404], path).toContain(response.status);
+          expect(protection(response.headers), `${host} ${path} (${response.status})`).toEqual(PROTECTED);
+          if (response.status === 200 && body.includes("<script>")) pages.push(path);
+        }
+        // The spellings do reach the pages (the file is found decoded): the test is no empty one.
+        expect(pages).toEqual(
+          expect.arrayContaining(["/l%6Fgin", "//login", "/p%6Frtal", "/ch%65ckout/AI_ACCELERATOR"]),
+        );
+        // At a page's own address, its policy beside the all-path one: two policies, both enforced.
+        for (const page of ["/", "/login", "/portal/settings", "/checkout/AI_ACCELERATOR", "/checkout/NOPE"]) {
+          const policies = (await fetch(base + page)).headers.get("content-security-policy")!.split(", ");
+          expect(policies, page).toEqual([ALL_PATHS_POLICY, expect.stringContaining("script-src 'self' 'sha256-")]);
+        }
+        const course = await fetch(`${base}/portal/courses/growth-mindset`);
+        expect(course.headers.get("content-security-policy")).toBe(ALL_PATHS_POLICY);
+      } finally {
+        server.close();
+      }
+    });
+  }
 });

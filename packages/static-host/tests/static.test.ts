@@ -1,4 +1,7 @@
-/** The static server answers like the CDN: pretty URLs, gzip, the 404 page, no escapes, `_redirects` rewrites. */
+/**
+ * The static server answers like the CDN: pretty URLs, gzip, the 404 page, no escapes, `_redirects`
+ * rewrites, `_headers`, and an address's other spellings read as each host reads them.
+ */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, get, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -6,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { headersOf, parseHeaders, parseRedirects, rewriteOf, staticHandler, type Host } from "../index.ts";
+import { HOSTS, headersOf, parseHeaders, parseRedirects, rewriteOf, staticHandler, type Host } from "../index.ts";
 
 let dir: string;
 let server: Server;
@@ -248,6 +251,7 @@ describe("parseRedirects and rewriteOf", () => {
       "/api/* https://api.example.com 200",
       "/x //evil.example 200",
       "/a*b /c 200",
+      "/caf%C3%A9 /c 200",
     ];
     const { rules, unsupported } = parseRedirects(lines.join("\n"));
     expect(rules).toEqual([]);
@@ -412,6 +416,132 @@ describe("static server: as each host answers a page's file name", () => {
     }
     for (const path of ["/_redirects", "/%5Fredirects", "/_headers", "/%5Fheaders"]) {
       expect((await answer("cloudflare", path)).status, path).toBe(404);
+    }
+  });
+});
+
+/**
+ * How the hosts read an address's spelling (index.ts, `Host`). Both find the file at the decoded
+ * path and match `_headers` on the path as requested, so `/l%6Fgin` is the sign-in page with the
+ * rules for all paths and not its own: Cloudflare's workers-sdk, the Pages asset server's handler
+ * (pages-shared's asset-server/handler.ts, `generateHandler`: `_headers` through
+ * `generateRulesMatcher` on `new URL(request.url).pathname`, the asset lookup after
+ * `decodeURIComponent(pathname)`); netlify/cli's `netlify dev` alike (utils/proxy.ts). The
+ * address is a WHATWG URL's path, so `//login` is a path, not a host. `_redirects` differ: Netlify
+ * matches them decoded (netlify/cli's utils/rules-proxy.ts: `decodeURIComponent(pathname)` to
+ * its redirect engine), Cloudflare Pages as requested (`generateRulesMatcher` again).
+ */
+describe("static server: an address's other spellings, as each host reads them", () => {
+  let site: string;
+  const servers: Server[] = [];
+  const bases = {} as Record<Host, string>;
+
+  beforeAll(async () => {
+    site = mkdtempSync(join(tmpdir(), "serve-spellings-"));
+    mkdirSync(join(site, "checkout"));
+    writeFileSync(join(site, "index.html"), "<h1>home</h1>");
+    writeFileSync(join(site, "login.html"), "<h1>login</h1>");
+    writeFileSync(join(site, "portal.html"), "<h1>portal</h1>");
+    writeFileSync(join(site, "checkout", "key-lookup.html"), "<h1>key lookup</h1>");
+    writeFileSync(join(site, "404.html"), "<h1>Page not found</h1>");
+    writeFileSync(join(site, "_redirects"), "/checkout/*  /checkout/key-lookup  200\n");
+    writeFileSync(
+      join(site, "_headers"),
+      [
+        "/*",
+        "  X-Frame-Options: DENY",
+        "/login",
+        "  Content-Security-Policy: script-src 'self'",
+        "/portal",
+        "  Content-Security-Policy: script-src 'self'",
+        "/checkout/*",
+        "  Content-Security-Policy: connect-src 'self'",
+        "",
+      ].join("\n"),
+    );
+    for (const host of HOSTS) {
+      const server = createServer(staticHandler(site, { host }));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      servers.push(server);
+      bases[host] = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    }
+  });
+
+  afterAll(() => {
+    for (const server of servers) server.close();
+    rmSync(site, { recursive: true, force: true });
+  });
+
+  /** A raw request target, sent as written (fetch would read `//login` as a host). */
+  function answer(host: Host, path: string) {
+    return new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
+      get(`${bases[host]}${path}`, (r) => {
+        let body = "";
+        r.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        r.on("end", () => resolve({ status: r.statusCode!, headers: r.headers, body }));
+      }).on("error", reject);
+    });
+  }
+
+  it("both hosts find the page at a %-spelling or `//login`, with the rules for all paths and not the page's own", async () => {
+    for (const host of HOSTS) {
+      for (const [path, page] of [
+        ["/l%6Fgin", "login"],
+        ["/%6C%6F%67%69%6E", "login"],
+        ["/l%6fgin?next=/portal", "login"],
+        ["//login", "login"],
+        ["/p%6Frtal", "portal"],
+      ] as const) {
+        const res = await answer(host, path);
+        expect([res.status, res.body], `${host} ${path}`).toEqual([200, `<h1>${page}</h1>`]);
+        expect(res.headers["x-frame-options"], `${host} ${path}`).toBe("DENY");
+        expect(res.headers["content-security-policy"], `${host} ${path}`).toBeUndefined();
+      }
+      // At its own address, the page's rule too.
+      expect((await answer(host, "/login")).headers["content-security-policy"]).toBe("script-src 'self'");
+    }
+  });
+
+  it("Netlify matches `_redirects` on the decoded path, Cloudflare Pages on the path as requested", async () => {
+    const netlify = await answer("netlify", "/ch%65ckout/NOPE");
+    expect([netlify.status, netlify.body]).toEqual([200, "<h1>key lookup</h1>"]);
+    // Its `_headers` still on the path as requested: the rules for all paths, not the checkout's.
+    expect(netlify.headers["x-frame-options"]).toBe("DENY");
+    expect(netlify.headers["content-security-policy"]).toBeUndefined();
+    expect((await answer("cloudflare", "/ch%65ckout/NOPE")).status).toBe(404);
+    for (const host of HOSTS) {
+      const plain = await answer(host, "/checkout/NOPE");
+      expect([plain.status, plain.body, plain.headers["content-security-policy"]], host).toEqual([
+        200,
+        "<h1>key lookup</h1>",
+        "connect-src 'self'",
+      ]);
+    }
+  });
+
+  it("answers the other spellings with the 404 page or a redirect on the site, under the rules for all paths", async () => {
+    for (const [path, to] of [
+      ["/login/", "/login"],
+      ["/portal%2F", "/portal"],
+      ["/login%2Ehtml", "/login"],
+      ["//evil.example/index", "/evil.example/"],
+    ] as const) {
+      const res = await answer("cloudflare", path);
+      expect([res.status, res.headers.location, res.headers["x-frame-options"]], path).toEqual([308, to, "DENY"]);
+    }
+    // Netlify's trailing-slash redirect stays on the site too, `//evil.example/` included.
+    for (const [path, to] of [
+      ["/login/", "/login"],
+      ["//evil.example/", "/evil.example"],
+    ] as const) {
+      const res = await answer("netlify", path);
+      expect([res.status, res.headers.location], path).toEqual([301, to]);
+    }
+    // Another case (the 404 page where file names are case-sensitive), a %2F: never without them.
+    for (const host of HOSTS) {
+      for (const path of ["/LOGIN", "/Login", "/portal%2F", "/l%6Fgin%2F"]) {
+        expect((await answer(host, path)).headers["x-frame-options"], `${host} ${path}`).toBe("DENY");
+      }
     }
   });
 });
