@@ -88,6 +88,13 @@ const serviceKey = (value: string) => {
 export const FUNCTION_ENV = {
   /** The project's API URL; the platform sets it. */
   SUPABASE_URL: { check: httpUrl },
+  /** The project's public (anon) key, to ask the database as the caller; the platform sets it. */
+  SUPABASE_ANON_KEY: {
+    check: (value: string) =>
+      /^sb_publishable_\w+$/.test(value) || roleOf(value) === "anon"
+        ? null
+        : "must be the project's anon or publishable key",
+  },
   /** The service-role key the webhook writes orders and creates accounts with; the platform sets it. */
   SUPABASE_SERVICE_ROLE_KEY: { check: serviceKey },
   /** A secret or restricted Stripe key, live or test. */

@@ -125,6 +125,7 @@ describe("the functions' Edge entries under Deno", () => {
     env = {
       SUPABASE_URL: stack.url,
       SUPABASE_SERVICE_ROLE_KEY: stack.serviceKey,
+      SUPABASE_ANON_KEY: stack.anonKey,
       STRIPE_SECRET_KEY: stack.stripe.secretKey,
       STRIPE_API_URL: stack.url,
       STRIPE_WEBHOOK_SECRET: stack.stripe.webhookSecret,
@@ -209,6 +210,28 @@ describe("the functions' Edge entries under Deno", () => {
       email: "deno-status@example.com",
       reference: await orderReference(session.id),
     });
+  }, 120_000);
+
+  it("course-download asks the database as the customer: a signed-out caller 401, a customer without the lesson 404", async () => {
+    const { url, child } = await serveEntry("course-download", env);
+    children.push(child);
+    const email = "deno-download@example.com";
+    const password = "deno-download-2026";
+    expect((await stack.admin().auth.admin.createUser({ email, password, email_confirm: true })).error).toBeNull();
+    const customer = stack.client();
+    const { data } = await customer.auth.signInWithPassword({ email, password });
+    const ask = (token: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: { origin: SITE, "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: JSON.stringify({ path: "growth-mindset/workbook.pdf" }),
+      });
+    const signedOut = await ask(stack.anonKey);
+    expect(signedOut.status).toBe(401);
+    expect(signedOut.headers.get("access-control-allow-origin")).toBe(SITE);
+    const notTheirs = await ask(data.session!.access_token);
+    expect(notTheirs.status).toBe(404);
+    expect(await notTheirs.json()).toEqual({ error: "The file is not available." });
   }, 120_000);
 
   it("leads keeps a consultation request and e-mails the business through Resend's library, replies to the lead", async () => {

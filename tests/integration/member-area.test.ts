@@ -20,6 +20,9 @@ import {
 } from "../../src/features/course/bundle.ts";
 import { addDays, dayIn } from "@advisor-accelerator/shared/cohort.ts";
 import { publishCourse } from "../../src/features/course/publish.server.ts";
+import { LINK_SECONDS } from "../../functions/course-download/handler.ts";
+import { claimsOf } from "../../packages/shared/jwt.ts";
+import { logTallies, Tally } from "../support/hostile.ts";
 
 const ZONE = "America/Chicago";
 const PDF = Buffer.from("%PDF-1.4\n% a worksheet\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n");
@@ -355,13 +358,31 @@ describe.each(BACKENDS)("the member area on $name", (backend) => {
     });
   });
 
-  describe("downloads", () => {
+  describe("downloads (functions/course-download)", () => {
     const path = "growth-mindset/worksheet.pdf";
+    const forged = new Tally("forged download lifetimes");
+    afterAll(() => logTallies(forged));
 
-    it("a buyer gets a short-lived signed URL that downloads the file", async () => {
-      const { data, error } = await clients.buyer!.storage.from("course-downloads").createSignedUrl(path, 60);
-      expect(error).toBeNull();
-      const answer = await fetch(data!.signedUrl);
+    /** The player's call: the customer's supabase-js asks the function, with their access token. */
+    const ask = async (who: SupabaseClient, file = path) => {
+      const { data, error } = await who.functions.invoke<{ url: string; expires_in: number }>("course-download", {
+        body: { path: file },
+      });
+      const status = (error as { context?: Response } | null)?.context?.status ?? 200;
+      return { status, data };
+    };
+    /** The lifetime a signed URL's token gives it, in seconds (Storage signs `exp` and `iat`). */
+    const lifetime = (url: string) => {
+      const claims = claimsOf(new URL(url).searchParams.get("token")!)!;
+      return Number(claims.exp) - Number(claims.iat);
+    };
+
+    it("a buyer gets a link the server signed for a minute, which downloads the file, and the download is logged", async () => {
+      const { status, data } = await ask(clients.buyer!);
+      expect(status).toBe(200);
+      expect(data!.expires_in).toBe(LINK_SECONDS);
+      expect(lifetime(data!.url)).toBe(LINK_SECONDS);
+      const answer = await fetch(data!.url);
       expect(answer.status).toBe(200);
       expect(answer.headers.get("content-type")).toBe("application/pdf");
       expect(
@@ -369,16 +390,50 @@ describe.each(BACKENDS)("the member area on $name", (backend) => {
           .subarray(0, 8)
           .toString(),
       ).toBe("%PDF-1.4");
+      const { rows } = await stack.db.query<{ path: string; ip: string | null }>(
+        "select path, ip from public.download_log where user_id = $1",
+        [ids.buyer],
+      );
+      expect(rows).toEqual([{ path, ip: expect.stringMatching(/^127\./) }]);
     });
 
-    it("a customer without the program, and anyone signed out, get no URL, and the bucket has no public one", async () => {
-      const other = await clients.other!.storage.from("course-downloads").createSignedUrl(path, 60);
-      expect(other.data).toBeNull();
-      expect(other.error).not.toBeNull();
+    it("the browser cannot sign a link of the bucket itself, at any lifetime: the server's minute is the only one", async () => {
+      // The red team's 10-year and 1,000-year links, asked of Storage with the buyer's own token.
+      for (const seconds of [60, 10 * 365 * 86_400, 1000 * 365 * 86_400]) {
+        const own = await clients.buyer!.storage.from("course-downloads").createSignedUrl(path, seconds);
+        forged.count(own.data !== null);
+        expect(own.data).toBeNull();
+        expect(own.error).not.toBeNull();
+      }
+      // The function takes no lifetime from the caller.
+      const { data, error } = await clients.buyer!.functions.invoke<{ url: string }>("course-download", {
+        body: { path, expires_in: 315_360_000 },
+      });
+      expect(error).toBeNull();
+      forged.count(lifetime(data!.url) !== LINK_SECONDS);
+      expect(lifetime(data!.url)).toBe(LINK_SECONDS);
+    });
+
+    it("a customer without the program, a refunded one and anyone signed out get no link; the bucket has no public one", async () => {
+      expect((await ask(clients.other!)).status).toBe(404);
+      expect((await ask(clients.refunded!)).status).toBe(404);
+      expect((await ask(stack.client())).status).toBe(401);
+      // A file of no lesson, or a path that is not one, says no more than a file they may not have.
+      expect((await ask(clients.buyer!, "growth-mindset/nothing-here.pdf")).status).toBe(404);
+      expect((await ask(clients.buyer!, "../growth-mindset/worksheet.pdf")).status).toBe(400);
       const anonymous = await stack.client().storage.from("course-downloads").createSignedUrl(path, 60);
       expect(anonymous.data).toBeNull();
       const publicUrl = stack.client().storage.from("course-downloads").getPublicUrl(path).data.publicUrl;
       expect((await fetch(publicUrl)).ok).toBe(false);
+    });
+
+    it("after a refund, no new link: the last one lapses within the server's minute", async () => {
+      await customer("refundlater", [{ product: "GROWTH_MINDSET", daysAgo: 2 }]);
+      const before = await ask(clients["refundlater"]!);
+      expect(before.status).toBe(200);
+      await admin.from("stripe_orders").update({ status: "refunded" }).eq("customer_id", "cus_refundlater");
+      expect((await ask(clients["refundlater"]!)).status).toBe(404);
+      expect(lifetime(before.data!.url)).toBeLessThanOrEqual(LINK_SECONDS);
     });
   });
 });

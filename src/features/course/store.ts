@@ -14,11 +14,7 @@ import type { LessonDownload, LessonProgressRow, LessonVideo } from "~/lib/datab
 import { supabase } from "~/lib/supabase";
 import { $auth } from "~/stores/session";
 import { currentUser, LOADING, mergeProgress, type Outcome, type Remote } from "~/features/portal/store";
-import { DOWNLOADS_BUCKET } from "./bundle";
 import { isOpen, unlockDay } from "./logic";
-
-/** How long a download link works: long enough to start the download, too short to pass around. */
-export const DOWNLOAD_URL_SECONDS = 60;
 
 /** What the page needs to fetch, from its static HTML. */
 export interface CourseTarget {
@@ -152,16 +148,17 @@ export const saveVideoPosition = (lessonId: string, seconds: number) =>
   saveProgress(lessonId, { video_position: Math.max(0, Math.min(86_400, Math.floor(seconds))) });
 
 /**
- * A short-lived link that downloads one of the lesson's files: Storage signs it only for a
- * customer who may read the lesson (the bucket's policy), and it expires in a minute.
+ * A short-lived link that downloads one of the lesson's files: the `course-download` function makes
+ * it for a customer the database says may read the lesson, and it works for a minute
+ * (functions/course-download/handler.ts); the browser cannot sign one itself.
  */
 export async function downloadUrl(path: string): Promise<{ ok: true; url: string } | { ok: false; message: string }> {
   try {
-    const { data, error } = await supabase.storage
-      .from(DOWNLOADS_BUCKET)
-      .createSignedUrl(path, DOWNLOAD_URL_SECONDS, { download: true });
-    if (error || !data) return { ok: false, message: error?.message ?? "The file is not available." };
-    return { ok: true, url: data.signedUrl };
+    const { data, error } = await supabase.functions.invoke<{ url?: unknown }>("course-download", { body: { path } });
+    if (!error && typeof data?.url === "string") return { ok: true, url: data.url };
+    const context = (error as { context?: unknown } | null)?.context;
+    const said = context instanceof Response ? ((await context.json().catch(() => null)) as { error?: unknown }) : null;
+    return { ok: false, message: typeof said?.error === "string" ? said.error : UNREACHABLE };
   } catch (error) {
     console.error("Could not prepare the download:", error);
     return { ok: false, message: UNREACHABLE };
