@@ -357,3 +357,69 @@ export function paymentReviewEmail(to: string, review: ReviewFacts): Email {
   );
   return { ...mail, to };
 }
+
+export interface DisputeFacts {
+  /** Stripe's dispute id (du_…), which `npm run stripe:dispute` takes. */
+  disputeId: string;
+  /** Stripe's status: needs_response, warning_needs_response (an inquiry)… */
+  status: string;
+  /** The bank's reason: fraudulent, product_not_received… */
+  reason: string | null;
+  programName: string;
+  /** The order reference the buyer's e-mails and purchase history show. */
+  reference: string;
+  email: string | null;
+  amountCents: number | null;
+  currency: string | null;
+  /** When the bank must have the business's answer (ISO), if Stripe said. */
+  evidenceDueBy: string | null;
+  /** Whether the key is a live one: the dashboard's address differs in test mode. */
+  livemode: boolean;
+}
+
+/**
+ * To the business: a buyer disputed a payment with their bank. A chargeback holds the order (no
+ * access) until it closes; an inquiry changes nothing yet. What to do: the evidence command, and
+ * the dispute in Stripe's dashboard (docs/operations.md, Disputes).
+ */
+export function disputeEmail(to: string, dispute: DisputeFacts): Email {
+  const inquiry = dispute.status.startsWith("warning_");
+  const amount =
+    dispute.amountCents === null || !dispute.currency ? "—" : formatCents(dispute.amountCents, dispute.currency);
+  const buyer = dispute.email ?? "the buyer";
+  const due = dispute.evidenceDueBy ? `${dispute.evidenceDueBy.slice(0, 16).replace("T", " ")} UTC` : "—";
+  const reason = (dispute.reason ?? "general").replace(/_/g, " ");
+  const mail = render(
+    `${inquiry ? "Payment inquiry" : "Payment disputed"}: ${dispute.programName}, ${buyer}`,
+    inquiry ? "A bank asked about a payment" : "A payment was disputed",
+    [
+      {
+        p: inquiry
+          ? `${buyer}'s bank is asking about the payment of ${amount} for ${dispute.programName} (reason: ${reason}). No money has been taken back yet and the buyer keeps access. Answer before the due date, or it may become a chargeback.`
+          : `${buyer} disputed the payment of ${amount} for ${dispute.programName} with their bank (reason: ${reason}). Stripe has taken the amount back while the bank decides. Access to the program is paused until the dispute closes: it returns if you win, and stays closed if you lose.`,
+      },
+      {
+        facts: [
+          ["Program", dispute.programName],
+          ["Buyer", dispute.email ?? "—"],
+          ["Amount", amount],
+          ["Reason", reason],
+          ["Order reference", dispute.reference],
+          ["Answer by", due],
+          ["Stripe dispute", dispute.disputeId],
+        ],
+      },
+      {
+        button: {
+          label: "Open the dispute in Stripe",
+          href: `https://dashboard.stripe.com/${dispute.livemode ? "" : "test/"}disputes/${dispute.disputeId}`,
+        },
+      },
+      { h2: "Answering it" },
+      {
+        p: `The product holds the evidence banks ask for: when the account was made, its sign-ins and their addresses, the lessons worked in, the files downloaded, and the refund policy the checkout showed. See it with \`npm run stripe:dispute -- ${dispute.disputeId}\`, and send it to Stripe with \`npm run stripe:dispute -- ${dispute.disputeId} --submit\`.`,
+      },
+    ],
+  );
+  return { ...mail, to };
+}

@@ -10,7 +10,8 @@
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { BUSINESS_EMAIL, CATALOGUE, type CatalogueProduct } from "../_shared/catalogue.ts";
-import { paymentReviewEmail } from "../_shared/emails.ts";
+import { disputeEmail, paymentReviewEmail } from "../_shared/emails.ts";
+import { orderReference } from "../_shared/order-reference.ts";
 import { sendEmail } from "../_shared/mail.ts";
 import { sessionCohort } from "../_shared/session-cohort.ts";
 import { ATTRIBUTION_KEYS } from "../../packages/shared/checkout-request.ts";
@@ -48,6 +49,11 @@ export const HANDLED_EVENTS = [
   "checkout.session.expired",
   "charge.refunded",
   "refund.failed",
+  "charge.dispute.created",
+  "charge.dispute.updated",
+  "charge.dispute.closed",
+  "charge.dispute.funds_withdrawn",
+  "charge.dispute.funds_reinstated",
 ] as const satisfies readonly Stripe.Event.Type[];
 
 const handled = new Set<string>(HANDLED_EVENTS);
@@ -349,8 +355,94 @@ async function sendEmails(sessionId: string, deps: Deps, log: (m: string) => voi
   }
 }
 
+/**
+ * Records an event about a dispute of one of our orders' payments (record_dispute_event,
+ * supabase/migrations/20261202000400_disputes.sql), once, in any order: a chargeback open or lost
+ * holds the order as disputed, a won one gives it back; then tells the business, once per dispute.
+ * The event carries the whole dispute, so nothing is asked of Stripe.
+ */
+async function recordDispute(event: Stripe.Event, dispute: Stripe.Dispute, deps: Deps): Promise<Outcome> {
+  const id = (value: string | { id: string } | null) => (typeof value === "string" ? value : (value?.id ?? null));
+  const paymentIntent = id(dispute.payment_intent);
+  if (!paymentIntent) return "ignored";
+  const due = dispute.evidence_details?.due_by;
+  const { data, error } = await deps.admin.rpc("record_dispute_event", {
+    p_event_id: event.id,
+    p_event_type: event.type,
+    p_event_created: new Date(event.created * 1000).toISOString(),
+    p_dispute_id: dispute.id,
+    p_payment_intent_id: paymentIntent,
+    p_charge_id: id(dispute.charge),
+    p_status: dispute.status,
+    p_reason: dispute.reason ?? null,
+    p_amount: dispute.amount ?? null,
+    p_currency: dispute.currency ?? null,
+    p_evidence_due_by: due ? new Date(due * 1000).toISOString() : null,
+  });
+  if (error) throw new RetryableError(`Recording ${event.type} ${event.id} failed: ${error.message}`);
+  const outcome = data as Outcome;
+  if (outcome === "ignored") {
+    // No order has this payment: another site's, or ours whose checkout event is still on its way
+    // (Stripe delivers in no set order), which a later delivery of this event will find.
+    if (await sessionOf(deps.stripe, paymentIntent))
+      throw new RetryableError(`${event.type} ${event.id}: the order of ${paymentIntent} is not recorded yet`);
+    return "ignored";
+  }
+  if (deps.mail) await notifyDispute(dispute, deps.admin, deps.mail);
+  return outcome;
+}
+
+/**
+ * E-mails the business about a dispute, once: its row records the send; a failure makes the
+ * delivery fail so that Stripe's redelivery sends it (the dispute itself is recorded).
+ */
+async function notifyDispute(dispute: Stripe.Dispute, admin: SupabaseClient, mail: Env): Promise<void> {
+  const rows = () => admin.from("stripe_disputes");
+  const { data, error } = await rows()
+    .select("notified_at, checkout_session_id, status, evidence_due_by")
+    .eq("dispute_id", dispute.id)
+    .maybeSingle();
+  if (error || !data) throw new RetryableError(`Reading dispute ${dispute.id} failed: ${error?.message ?? "no row"}`);
+  const row = data as {
+    notified_at: string | null;
+    checkout_session_id: string;
+    status: string;
+    evidence_due_by: string | null;
+  };
+  if (row.notified_at) return;
+  let failure: string | null = null;
+  try {
+    const evidence = await admin.rpc("dispute_evidence", { p_checkout_session_id: row.checkout_session_id });
+    if (evidence.error) throw new Error(evidence.error.message);
+    const buyer = (evidence.data ?? {}) as { email?: string; product_key?: string };
+    const product = CATALOGUE.find((p) => p.key === buyer.product_key);
+    const email = disputeEmail(BUSINESS_EMAIL, {
+      disputeId: dispute.id,
+      status: row.status,
+      reason: dispute.reason ?? null,
+      programName: product?.name ?? buyer.product_key ?? "a program",
+      reference: await orderReference(row.checkout_session_id),
+      email: buyer.email ?? null,
+      amountCents: dispute.amount ?? null,
+      currency: dispute.currency ?? null,
+      evidenceDueBy: row.evidence_due_by,
+      livemode: dispute.livemode,
+    });
+    await sendEmail(mail, email, `dispute-${dispute.id}`);
+  } catch (error) {
+    failure = error instanceof Error ? error.message : String(error);
+  }
+  const done = failure
+    ? { notify_error: failure.slice(0, 1000) }
+    : { notified_at: new Date().toISOString(), notify_error: null };
+  const { error: recorded } = await rows().update(done).eq("dispute_id", dispute.id);
+  if (recorded) console.error(`stripe-webhook could not record the e-mail of dispute ${dispute.id}:`, recorded.message);
+  if (failure) throw new RetryableError(`Dispute ${dispute.id} is recorded; its e-mail waits for a retry (${failure})`);
+}
+
 export async function processEvent(event: Stripe.Event, deps: Deps): Promise<Outcome> {
   if (!handled.has(event.type)) return "ignored";
+  if (event.type.startsWith("charge.dispute.")) return recordDispute(event, event.data.object as Stripe.Dispute, deps);
   if (event.type === "charge.refunded") {
     const charge = event.data.object;
     // A partial refund leaves the program with the buyer.

@@ -183,7 +183,7 @@ export type Database = {
     };
     Enums: {
       order_email_kind: "access" | "payment_failed" | "refund";
-      order_status: "pending" | "completed" | "canceled" | "refunded" | "failed";
+      order_status: "pending" | "completed" | "disputed" | "canceled" | "refunded" | "failed";
     };
     CompositeTypes: {
       [_ in never]: never;
