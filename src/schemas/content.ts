@@ -764,7 +764,15 @@ const step = card.omit({ label: true });
 /** content/pages/checkout.yaml: the checkout pages (the checkout's own form and summary are in src/features/checkout/). */
 export const checkoutPagesSchema = z.strictObject({
   /** /checkout/<key> of each program; {program} is the program's name. */
-  program: z.strictObject({ title: copy("program").max(70), description: copy("program").min(50) }),
+  program: z.strictObject({
+    title: copy("program").max(70),
+    description: copy("program").min(50),
+    /**
+     * The refund policy under the order summary: what the buyer agrees to, and what
+     * `npm run stripe:dispute` tells the bank the checkout showed (scripts/stripe.ts).
+     */
+    refundPolicy: z.strictObject({ text: line, link: cta }),
+  }),
   /** The page any other spelling of a key is served, which finds the program in the browser. */
   lookup: z.strictObject({
     seo: seoSchema,

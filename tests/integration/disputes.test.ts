@@ -7,6 +7,9 @@
  * won gives access back; lost keeps it closed; an inquiry changes nothing; events in any order or
  * twice change nothing more; a forged or foreign dispute event changes nothing.
  */
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkoutRequest } from "../../packages/shared/checkout-request.ts";
@@ -189,5 +192,59 @@ describe.each(BACKENDS)("disputes on $name", (backend) => {
     const recorded = await disputeRow((foreign.data.object as { id: string }).id);
     hostile.count(recorded !== undefined);
     expect(recorded).toBeUndefined();
+  });
+
+  it("npm run stripe:dispute prints the evidence the product holds, and --submit sends it to Stripe", async () => {
+    const email = buyer("evidence");
+    const { session, dispute } = await buyWith(email, FRAUDULENT);
+    // The buyer signed in to the portal once (Auth keeps the session with its address and browser).
+    const link = await stack.admin().auth.admin.generateLink({ type: "recovery", email });
+    const signedIn = await stack
+      .client()
+      .auth.verifyOtp({ token_hash: link.data.properties!.hashed_token, type: "recovery" });
+    expect(signedIn.error).toBeNull();
+    const run = (...args: string[]) =>
+      promisify(execFile)(
+        process.execPath,
+        [join(import.meta.dirname, "../../scripts/stripe.ts"), "dispute", ...args],
+        {
+          env: {
+            ...process.env,
+            STRIPE_SECRET_KEY: stack.stripe.secretKey,
+            STRIPE_API_URL: stack.url,
+            SUPABASE_URL: stack.url,
+            SUPABASE_SERVICE_ROLE_KEY: stack.serviceKey,
+            SITE_URL: SITE,
+          },
+        },
+      );
+    const printed = (await run(dispute.id)).stdout;
+    expect(printed).toContain(`Dispute ${dispute.id}: needs_response, reason fraudulent`);
+    expect(printed).toMatch(/Purchase: \d{4}-\d\d-\d\d \d\d:\d\d UTC, Growth Mindset Mastery, \$300 \(order [0-9A-F]{8}\)/);
+    expect(printed).toMatch(
+      /Sign-ins to the client portal \(time, address, browser\):\n {2}\d{4}-\d\d-\d\d \d\d:\d\d UTC {2}127\.0\.0\.1/,
+    );
+    expect(printed).toContain("30-day money-back guarantee");
+    expect(printed).toContain(`${SITE}/terms-of-service`);
+    expect(printed).toContain(`npm run stripe:dispute -- ${dispute.id} --submit`);
+    // Printing sends nothing.
+    expect((await stripe.disputes.retrieve(dispute.id)).evidence.access_activity_log).toBeNull();
+
+    const sent = (await run(dispute.id, "--submit")).stdout;
+    expect(sent).toContain("Sent to Stripe: the dispute is under_review.");
+    const at = await stripe.disputes.retrieve(dispute.id);
+    expect(at.evidence.access_activity_log).toContain("127.0.0.1");
+    expect(at.evidence.customer_email_address).toBe(email);
+    expect(at.evidence.service_date).toBe(new Date(session.created * 1000).toISOString().slice(0, 10));
+    expect(at.evidence_details.submission_count).toBe(1);
+    const { rows } = await stack.db.query<{ evidence_submitted_at: string | null }>(
+      "select evidence_submitted_at from public.stripe_disputes where dispute_id = $1",
+      [dispute.id],
+    );
+    expect(rows[0]!.evidence_submitted_at).not.toBeNull();
+    // An id that is not a dispute's is refused before anything is asked.
+    await expect(run("cs_test_a1notadispute")).rejects.toMatchObject({
+      stderr: expect.stringContaining("Give the dispute's id"),
+    });
   });
 });
