@@ -31,13 +31,14 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
   let stack: TestStack;
   let stripe: Stripe;
   const statusFlood = new Tally("checkout-status flood");
+  const lookups = new Tally("purchase lookups by e-mail");
 
   beforeAll(async () => {
     stack = await startTestStack(backend, { seed: false, stripe: { retryDelaysMs: [300, 600, 1_200, 2_400] } });
     stripe = stripeClient({ STRIPE_SECRET_KEY: stack.stripe.secretKey, STRIPE_API_URL: stack.url });
   }, 60_000);
   afterAll(async () => {
-    logTallies(statusFlood);
+    logTallies(statusFlood, lookups);
     await stack?.stop();
   });
   afterEach(() => {
@@ -171,6 +172,7 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
     const visitor = await again(stack.anonKey, email.toUpperCase());
     expect(visitor.status).toBe(409);
     const told = (await visitor.json()) as { code: string; error: string };
+    lookups.count(told.code !== "sign_in_required");
     expect(told).toEqual({
       code: "sign_in_required",
       error: `${email} already has an account. Sign in to continue.`,
@@ -192,7 +194,9 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
       body: JSON.stringify(checkoutRequest(SITE, GROWTH, email)),
     });
     expect(again.status).toBe(409);
-    expect(await again.json()).toMatchObject({ code: "sign_in_required" });
+    const said = (await again.json()) as { code: string };
+    lookups.count(said.code !== "sign_in_required");
+    expect(said).toMatchObject({ code: "sign_in_required" });
     // Its owner, signed in, is told the payment is clearing.
     const link = await stack.admin().auth.admin.generateLink({ type: "recovery", email });
     const owner = await stack
