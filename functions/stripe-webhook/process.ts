@@ -12,7 +12,7 @@ import type { SupabaseClient } from "@supabase/supabase-js";
 import { BUSINESS_EMAIL, CATALOGUE, type CatalogueProduct } from "../_shared/catalogue.ts";
 import { disputeEmail, paymentReviewEmail } from "../_shared/emails.ts";
 import { orderReference } from "../_shared/order-reference.ts";
-import { sendEmail } from "../_shared/mail.ts";
+import { type Email, sendEmail } from "../_shared/mail.ts";
 import { sessionCohort } from "../_shared/session-cohort.ts";
 import { ATTRIBUTION_KEYS } from "../../packages/shared/checkout-request.ts";
 import type { Env } from "../_shared/env.ts";
@@ -223,11 +223,38 @@ async function holdForReview(
 }
 
 /**
- * E-mails the business about a held event, once: its row records the send, and a failure makes
- * the delivery fail (the review itself is kept) so that Stripe's redelivery sends it; the event id
- * is the provider's idempotency key, so two deliveries at once send one message.
+ * Sends the business an e-mail about one row of `table` (`column` = `key`) once: the row records the
+ * send (`notified_at`) or why it failed (`notify_error`), and a failure makes the delivery fail
+ * (what the row stands for is recorded) so that Stripe's redelivery sends it; `idempotencyKey` is
+ * the provider's, so two deliveries at once send one message. `compose` runs only when it is owed.
  */
-async function notifyReview(
+async function notifyOnce(
+  admin: SupabaseClient,
+  mail: Env,
+  row: { table: "stripe_payment_reviews" | "stripe_disputes"; column: string; key: string; what: string },
+  idempotencyKey: string,
+  compose: () => Promise<Email>,
+): Promise<void> {
+  const rows = () => admin.from(row.table);
+  const { data, error } = await rows().select("notified_at").eq(row.column, row.key).maybeSingle();
+  if (error) throw new RetryableError(`Reading ${row.what} failed: ${error.message}`);
+  if ((data as { notified_at: string | null } | null)?.notified_at) return;
+  let failure: string | null = null;
+  try {
+    await sendEmail(mail, await compose(), idempotencyKey);
+  } catch (error) {
+    failure = error instanceof Error ? error.message : String(error);
+  }
+  const done = failure
+    ? { notify_error: failure.slice(0, 1000) }
+    : { notified_at: new Date().toISOString(), notify_error: null };
+  const { error: recorded } = await rows().update(done).eq(row.column, row.key);
+  if (recorded) console.error(`stripe-webhook could not record the e-mail of ${row.what}:`, recorded.message);
+  if (failure) throw new RetryableError(`${row.what} is recorded; its e-mail waits for a retry (${failure})`);
+}
+
+/** E-mails the business about a held event, once (notifyOnce). */
+function notifyReview(
   event: Stripe.Event,
   session: Stripe.Checkout.Session,
   product: CatalogueProduct,
@@ -236,13 +263,14 @@ async function notifyReview(
   admin: SupabaseClient,
   mail: Env,
 ): Promise<void> {
-  const rows = () => admin.from("stripe_payment_reviews");
-  const { data, error } = await rows().select("notified_at").eq("event_id", event.id).maybeSingle();
-  if (error) throw new RetryableError(`Reading the review of ${event.id} failed: ${error.message}`);
-  if ((data as { notified_at: string | null } | null)?.notified_at) return;
-  let failure: string | null = null;
-  try {
-    const email = paymentReviewEmail(BUSINESS_EMAIL, {
+  const row = {
+    table: "stripe_payment_reviews",
+    column: "event_id",
+    key: event.id,
+    what: `the review of ${event.id}`,
+  } as const;
+  return notifyOnce(admin, mail, row, `review-${event.id}`, async () =>
+    paymentReviewEmail(BUSINESS_EMAIL, {
       eventId: event.id,
       eventType: event.type,
       sessionId: session.id,
@@ -253,17 +281,8 @@ async function notifyReview(
       priceCents: product.priceCents,
       priceCurrency: product.currency,
       reason: problem,
-    });
-    await sendEmail(mail, email, `review-${event.id}`);
-  } catch (error) {
-    failure = error instanceof Error ? error.message : String(error);
-  }
-  const done = failure
-    ? { notify_error: failure.slice(0, 1000) }
-    : { notified_at: new Date().toISOString(), notify_error: null };
-  const { error: recorded } = await rows().update(done).eq("event_id", event.id);
-  if (recorded) console.error(`stripe-webhook could not record the review e-mail of ${event.id}:`, recorded.message);
-  if (failure) throw new RetryableError(`${event.id} is held for review; its e-mail waits for a retry (${failure})`);
+    }),
+  );
 }
 
 /** The Checkout Session of ours that `paymentIntent` paid, with its program; null for another's. */
@@ -392,52 +411,39 @@ async function recordDispute(event: Stripe.Event, dispute: Stripe.Dispute, deps:
   return outcome;
 }
 
-/**
- * E-mails the business about a dispute, once: its row records the send; a failure makes the
- * delivery fail so that Stripe's redelivery sends it (the dispute itself is recorded).
- */
+/** E-mails the business about a dispute, once (notifyOnce), with its order's program and buyer. */
 async function notifyDispute(dispute: Stripe.Dispute, admin: SupabaseClient, mail: Env): Promise<void> {
-  const rows = () => admin.from("stripe_disputes");
-  const { data, error } = await rows()
-    .select("notified_at, checkout_session_id, status, evidence_due_by")
-    .eq("dispute_id", dispute.id)
-    .maybeSingle();
-  if (error || !data) throw new RetryableError(`Reading dispute ${dispute.id} failed: ${error?.message ?? "no row"}`);
-  const row = data as {
-    notified_at: string | null;
-    checkout_session_id: string;
-    status: string;
-    evidence_due_by: string | null;
-  };
-  if (row.notified_at) return;
-  let failure: string | null = null;
-  try {
-    const evidence = await admin.rpc("dispute_evidence", { p_checkout_session_id: row.checkout_session_id });
+  const row = {
+    table: "stripe_disputes",
+    column: "dispute_id",
+    key: dispute.id,
+    what: `dispute ${dispute.id}`,
+  } as const;
+  await notifyOnce(admin, mail, row, `dispute-${dispute.id}`, async () => {
+    const { data, error } = await admin
+      .from("stripe_disputes")
+      .select("checkout_session_id, status, evidence_due_by")
+      .eq("dispute_id", dispute.id)
+      .single();
+    if (error) throw new Error(error.message);
+    const recorded = data as { checkout_session_id: string; status: string; evidence_due_by: string | null };
+    const evidence = await admin.rpc("dispute_evidence", { p_checkout_session_id: recorded.checkout_session_id });
     if (evidence.error) throw new Error(evidence.error.message);
     const buyer = (evidence.data ?? {}) as { email?: string; product_key?: string };
     const product = CATALOGUE.find((p) => p.key === buyer.product_key);
-    const email = disputeEmail(BUSINESS_EMAIL, {
+    return disputeEmail(BUSINESS_EMAIL, {
       disputeId: dispute.id,
-      status: row.status,
+      status: recorded.status,
       reason: dispute.reason ?? null,
       programName: product?.name ?? buyer.product_key ?? "a program",
-      reference: await orderReference(row.checkout_session_id),
+      reference: await orderReference(recorded.checkout_session_id),
       email: buyer.email ?? null,
       amountCents: dispute.amount ?? null,
       currency: dispute.currency ?? null,
-      evidenceDueBy: row.evidence_due_by,
+      evidenceDueBy: recorded.evidence_due_by,
       livemode: dispute.livemode,
     });
-    await sendEmail(mail, email, `dispute-${dispute.id}`);
-  } catch (error) {
-    failure = error instanceof Error ? error.message : String(error);
-  }
-  const done = failure
-    ? { notify_error: failure.slice(0, 1000) }
-    : { notified_at: new Date().toISOString(), notify_error: null };
-  const { error: recorded } = await rows().update(done).eq("dispute_id", dispute.id);
-  if (recorded) console.error(`stripe-webhook could not record the e-mail of dispute ${dispute.id}:`, recorded.message);
-  if (failure) throw new RetryableError(`Dispute ${dispute.id} is recorded; its e-mail waits for a retry (${failure})`);
+  });
 }
 
 export async function processEvent(event: Stripe.Event, deps: Deps): Promise<Outcome> {
