@@ -204,7 +204,7 @@ test("a declined card stays on Stripe's page with its message, and leaves no ord
   expect(mails.filter((m) => m.to === email)).toHaveLength(0);
 });
 
-test("a card that asks for 3-D Secure: the bank's step on Stripe's page, then paid; failed, the buyer stays to choose another card", async ({
+test("a card that asks for 3-D Secure: the bank's step on Stripe's page, then paid; failed, the buyer stays and pays with another card", async ({
   page,
 }) => {
   test.setTimeout(60_000);
@@ -225,6 +225,16 @@ test("a card that asks for 3-D Secure: the bank's step on Stripe's page, then pa
   await expect(page).toHaveURL(/\/_local\/stripe\/checkout\/cs_test_/);
   const { data } = await serviceClient().rpc("auth_user_id_by_email", { p_email: refused });
   expect(data).toBeNull();
+  // Another card on the same page pays, as on Stripe's page (it was once posted to the
+  // authentication step and silently dropped).
+  await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+  await page.getByLabel("Expiration (MM / YY)").fill("12 / 34");
+  await page.getByLabel("CVC").fill("123");
+  await page.getByLabel("Cardholder name").fill("Dana Buyer");
+  await page.getByRole("button", { name: "Pay" }).click();
+  await page.waitForURL(/\/checkout\/success\?session_id=cs_test_/);
+  await expect(page.getByRole("heading", { level: 1, name: "Payment Successful!" })).toBeVisible();
+  await lastMailTo(page, refused, /^You now have Growth Mindset Mastery/);
 });
 
 test("a refund under the guarantee takes the program out of My Courses; purchase history says Refunded", async ({
