@@ -70,9 +70,17 @@ interface Props {
   cohortCopy: CohortCopy;
   /** When the page was built: the day its HTML names the cohort for, until the island runs and names today's. */
   builtAt: string;
+  /** The refund policy in full, under the notes (content/pages/checkout.yaml `program.refundPolicy`). */
+  refundPolicy: RefundPolicy;
 }
 
-export default function Checkout({ programs, productKey, attributionKey, cohortCopy, builtAt }: Props) {
+/** The refund policy the buyer agrees to, and the link to the terms it is part of. */
+interface RefundPolicy {
+  text: string;
+  link: { text: string; href: string };
+}
+
+export default function Checkout({ programs, productKey, attributionKey, cohortCopy, builtAt, refundPolicy }: Props) {
   const hydrated = useHydrated();
   if (productKey === undefined && !hydrated) return <Resolving />;
   // The address is read in the browser only (the shell is one static file for every key).
@@ -84,6 +92,7 @@ export default function Checkout({ programs, productKey, attributionKey, cohortC
       hydrated={hydrated}
       attributionKey={attributionKey}
       cohortCopy={cohortCopy}
+      refundPolicy={refundPolicy}
       // The HTML is the build's; once running, the page speaks of today.
       at={hydrated ? new Date() : new Date(builtAt)}
     />
@@ -236,12 +245,14 @@ function CheckoutForm({
   hydrated,
   attributionKey,
   cohortCopy,
+  refundPolicy,
   at,
 }: {
   program: CheckoutProgram;
   hydrated: boolean;
   attributionKey: string;
   cohortCopy: CohortCopy;
+  refundPolicy: RefundPolicy;
   at: Date;
 }) {
   const email = useRef<HTMLInputElement>(null);
@@ -480,6 +491,15 @@ function CheckoutForm({
                 </li>
               ))}
           </ul>
+          <p className="mt-4 text-xs leading-5 text-slate-400">
+            {refundPolicy.text}{" "}
+            <a
+              href={refundPolicy.link.href}
+              className="font-medium text-violet-300 underline underline-offset-2 hover:text-violet-200"
+            >
+              {refundPolicy.link.text}
+            </a>
+          </p>
         </section>
       </div>
     </div>
