@@ -23,5 +23,7 @@ comment on table public.download_log is
 create index download_log_user_id_idx on public.download_log (user_id, created_at);
 
 alter table public.download_log enable row level security;
+create policy "No client reads or writes the download log" on public.download_log
+  for all to anon, authenticated using (false) with check (false);
 revoke all on public.download_log from anon, authenticated;
 grant select, insert on public.download_log to service_role;

@@ -102,7 +102,11 @@ test.describe("each program's checkout page", () => {
       else await expect(page.getByRole("heading", { name: "Enrolment is closed" })).toBeVisible();
       // What the buyer keeps, as the program's content says it: no "lifetime" promise of its own.
       await expect(page.getByText(p.access, { exact: true })).toBeVisible();
-      await expect(page.getByText("30-day money-back guarantee")).toBeVisible();
+      await expect(page.getByText("30-day money-back guarantee", { exact: true })).toBeVisible();
+      // The policy in full, which a disputed payment's evidence quotes (npm run stripe:dispute).
+      const policy = page.locator("p", { hasText: /^Refund policy: if the program is not right for you/ });
+      await expect(policy).toBeVisible();
+      await expect(policy.getByRole("link", { name: "Terms of Service" })).toHaveAttribute("href", "/terms-of-service");
       await expect(page.getByRole("link", { name: "Back" })).toHaveAttribute("href", p.page);
       await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", "noindex");
     });
