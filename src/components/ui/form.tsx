@@ -11,7 +11,15 @@ import { useId, useState, useSyncExternalStore, type InputHTMLAttributes, type R
 
 /** The account pages' and checkout's input: roomy, with a violet focus ring. */
 export const inputClass =
-  "block w-full rounded-lg border border-white/15 bg-slate-950 px-4 py-3 text-base text-white placeholder:text-slate-500 focus:border-violet-400 focus:outline-none focus:ring-2 focus:ring-violet-500/40 read-only:text-slate-400 disabled:opacity-60";
+  "block w-full rounded-lg border border-white/15 bg-slate-950 px-4 py-3 text-base text-white placeholder:text-slate-500 focus:border-violet-400 focus:outline-none focus:ring-2 focus:ring-violet-500/40 disabled:opacity-60 [&:is(input,textarea):read-only]:text-slate-400";
+
+/**
+ * A select's look: the input's, with its placeholder option ("Choose a range", `data-placeholder`)
+ * grey while it is the one chosen (slate-400: a select's text is content, held to 4.5:1, unlike an
+ * input's placeholder), and a chosen value white. (A select
+ * is never read-write, so `:read-only` matches it: the input's read-only grey is kept to inputs.)
+ */
+export const selectClass = `${inputClass} has-[[data-placeholder]:checked]:text-slate-400`;
 
 /** The portal's denser input (its settings form sits in two columns), with the site's focus outline. */
 const compactInputClass =
@@ -20,9 +28,12 @@ const compactInputClass =
 /** A field's label, above its input. */
 export const labelClass = "mb-2 block text-sm font-medium text-slate-200";
 
-/** A form's full-width submit button (the account pages, checkout), disabled while its request runs. */
+/**
+ * A form's full-width submit button (the account pages, checkout). Disabled, it reads as disabled:
+ * grey, not a paler violet; while its request runs it keeps its colour and shows a spinner.
+ */
 export const submitButtonClass =
-  "inline-flex w-full items-center justify-center gap-2 rounded-lg bg-violet-600 px-5 py-3 text-base font-semibold text-white shadow-sm transition-colors hover:bg-violet-700 disabled:cursor-not-allowed disabled:opacity-60";
+  "inline-flex w-full items-center justify-center gap-2 rounded-lg bg-violet-600 px-5 py-3 text-base font-semibold text-white shadow-sm transition-colors hover:bg-violet-700 disabled:cursor-not-allowed disabled:not-aria-busy:bg-slate-700 disabled:not-aria-busy:text-slate-300 disabled:not-aria-busy:shadow-none aria-busy:opacity-80";
 
 /** The account pages' other main action, a <button> or a link: Continue, or the way on from a message. */
 export const blockButtonClass =
@@ -141,12 +152,20 @@ interface SubmitProps {
   children: ReactNode;
   busy: boolean;
   disabled?: boolean;
+  /** The id of the line that says what the button waits for, read with it. */
+  describedBy?: string;
 }
 
 /** The form's main button: disabled with a spinner while the request runs. */
-export function SubmitButton({ children, busy, disabled = false }: SubmitProps) {
+export function SubmitButton({ children, busy, disabled = false, describedBy }: SubmitProps) {
   return (
-    <button type="submit" disabled={busy || disabled} aria-busy={busy} className={submitButtonClass}>
+    <button
+      type="submit"
+      disabled={busy || disabled}
+      aria-busy={busy}
+      aria-describedby={describedBy}
+      className={submitButtonClass}
+    >
       {busy && <Spinner />}
       {children}
     </button>

@@ -279,6 +279,14 @@ function CheckoutForm({
     [hydrated, program.checkoutKey],
   );
   const hasEmail = typed ?? !!pending?.email;
+  /** What Complete Purchase waits for, said under it; null when it can be pressed. */
+  const waitsFor = !hydrated
+    ? "Loading the checkout…"
+    : buyer.status === "checking"
+      ? "Checking your account…"
+      : !signedIn && !hasEmail
+        ? "Enter your e-mail address to continue."
+        : null;
 
   // What was typed before the script ran counts too.
   useEffect(() => setTyped(email.current?.value ? true : null), []);
@@ -457,16 +465,11 @@ function CheckoutForm({
                   prefill={typed === false ? undefined : pending?.email}
                   onInput={(value) => setTyped(!!value)}
                 />
-                <SubmitButton
-                  busy={busy}
-                  disabled={!hydrated || buyer.status === "checking" || (!signedIn && !hasEmail)}
-                >
+                <SubmitButton busy={busy} disabled={!!waitsFor} describedBy="purchase-note">
                   Complete Purchase
                 </SubmitButton>
-                <p className="text-center text-xs text-slate-400">
-                  {hydrated && buyer.status === "checking"
-                    ? "Checking your account…"
-                    : "You pay on Stripe's secure page."}
+                <p id="purchase-note" className="text-center text-xs text-slate-400">
+                  {waitsFor ?? "You pay on Stripe's secure page."}
                 </p>
               </form>
             </>
