@@ -300,6 +300,39 @@ export function leadNotificationEmail(to: string, lead: LeadFacts): Email {
   return { ...mail, to, replyTo: lead.email };
 }
 
+/**
+ * When a coach replies to a consultation request: the promise the form makes before and after
+ * sending (src/features/leads/ConsultationForm.astro); tests/unit/lead.test.ts holds the two equal.
+ */
+export const LEAD_REPLY_WITHIN = "within one business day";
+
+/**
+ * To the visitor who sent the consultation form: it arrived, and when they hear back. It goes to
+ * whatever address was typed, so every word is the business's own but their first name, made safe
+ * as a subject line makes it (`subjectName`): no answer and no link of theirs, nothing a stranger
+ * could fill with a message for someone else. Replies go to the business (`business`).
+ */
+export function leadConfirmationEmail(to: string, name: string, business: string): Email {
+  const first = subjectName(name).split(" ")[0] ?? "";
+  const mail = render("Your strategy call request is in", "Your request is in", [
+    {
+      p: `Thank you${first ? `, ${first}` : ""}. We have your request for a free 30-minute strategy call with ${BRAND}.`,
+    },
+    { h2: "What happens next" },
+    {
+      p: `A coach reads every request and replies ${LEAD_REPLY_WITHIN}, by e-mail to this address, to book your call.`,
+    },
+    {
+      p: "On the call, you review your practice together and leave with the two or three moves that would grow it fastest.",
+    },
+    { note: `Need us sooner, or want to add something? Reply to this e-mail: it reaches the team at ${business}.` },
+    {
+      note: `You receive this because this address was entered in the consultation form on the ${BRAND} website. If that was not you, reply to tell us and we will not contact you.`,
+    },
+  ]);
+  return { ...mail, to, replyTo: business };
+}
+
 export interface ReviewFacts {
   /** The Stripe event held (functions/stripe-webhook/process.ts `holdForReview`). */
   eventId: string;

@@ -2,8 +2,9 @@
  * `leads`: the lead pages' own consultation form (src/features/leads/), for when no scheduling
  * provider is configured. POST JSON (packages/shared/lead.ts): it keeps the request with the
  * visit's first touch (public.leads), then e-mails the business (functions/_shared/emails.ts,
- * reply-to the lead). The lead is kept first: a mail outage leaves it owed on its row, the visitor
- * is answered as usual, and a later request sends it (claim_lead_notifications).
+ * reply-to the lead) and confirms to the visitor. The lead is kept first: a mail outage leaves its
+ * e-mails owed on its row, the visitor is answered as usual, and a later request sends them
+ * (claim_lead_notifications, claim_lead_confirmations).
  *
  * What it refuses, and how: a post another website's page could make its visitors send (403 for
  * another origin, 415 for anything but JSON, which makes the CORS preflight the gate:
@@ -11,8 +12,10 @@
  * rules (400, field by field); a flood, per e-mail address, per client address and for everyone together, counted in
  * Postgres (rate_limit_hit: hosted instances share no memory) with 429 and Retry-After, nothing
  * stored (functions/_shared/rate-limit.ts). A bot (the honeypot filled, or the form sent sooner than a person could) is answered as
- * if accepted, and nothing is stored or sent: a bot told nothing learns nothing. It sends the
- * visitor nothing: a form that e-mails any address typed into it is a spammer's tool.
+ * if accepted, and nothing is stored or sent: a bot told nothing learns nothing. A form that
+ * e-mails any address typed into it is a spammer's tool, so the visitor's confirmation goes only
+ * for a lead kept past every check above, once (its row and the provider's idempotency key), and
+ * says nothing they typed but their first name (`leadConfirmationEmail`).
  *
  * No JWT (`verify_jwt = false`): visitors have no account, and its checks are its gate. CORS for
  * the site's origins. Runs under Node (local stack, tests) and Deno (Supabase Edge, ./index.ts).
@@ -21,7 +24,7 @@ import { BUSINESS_EMAIL } from "../_shared/catalogue.ts";
 import { ATTRIBUTION_KEYS, type AttributionKey, keptAttribution } from "../../packages/shared/checkout-request.ts";
 import { crossSiteRefusal, parseOrigins, preflight, withCors } from "../_shared/cors.ts";
 import { readJson } from "../_shared/body.ts";
-import { leadNotificationEmail } from "../_shared/emails.ts";
+import { leadConfirmationEmail, leadNotificationEmail } from "../_shared/emails.ts";
 import { type Env, type FunctionVariable, json } from "../_shared/env.ts";
 import {
   checkLead,
@@ -61,7 +64,7 @@ export const LIMITS = {
   everyone: { hits: 100, window: "1 hour" },
 } as const satisfies Record<string, Limit>;
 
-/** Earlier leads whose notification is owed, sent after a new lead's own went through. */
+/** Earlier leads whose notification (or confirmation) is owed, sent after a new lead's own went through. */
 const CATCH_UP = 3;
 
 const METHODS = "POST, OPTIONS";
@@ -87,45 +90,66 @@ function looksAutomated(body: Record<string, unknown>): boolean {
   return typeof elapsed !== "number" || !Number.isFinite(elapsed) || elapsed < MIN_FILL_MS;
 }
 
-/** Sends the business the notification of `row` and records the outcome on it; true when it went. */
-async function notify(env: Env, row: LeadRow): Promise<boolean> {
-  const db = adminClient(env);
+/**
+ * A lead's two e-mails, the business's notification and the visitor's confirmation: what each
+ * says, its idempotency key at the provider, and the functions that claim it and record it on the
+ * lead's row (supabase/migrations/20261128000100_leads.sql, 20261203000100_lead_confirmation.sql).
+ */
+const MAILS = {
+  notification: {
+    write: (row: LeadRow) =>
+      leadNotificationEmail(BUSINESS_EMAIL, {
+        name: row.name,
+        email: row.email,
+        phone: row.phone,
+        firm: row.firm,
+        aum: row.aum,
+        help: row.help,
+        page: row.page,
+        createdAt: new Date(row.created_at).toISOString(),
+        attribution: Object.fromEntries(ATTRIBUTION_KEYS.map((key) => [key, row[key]])),
+      }),
+    key: (id: string) => `lead-${id}`,
+    claim: "claim_lead_notifications",
+    finish: "finish_lead_notification",
+  },
+  confirmation: {
+    write: (row: LeadRow) => leadConfirmationEmail(row.email, row.name, BUSINESS_EMAIL),
+    key: (id: string) => `lead-confirmation-${id}`,
+    claim: "claim_lead_confirmations",
+    finish: "finish_lead_confirmation",
+  },
+} as const;
+type LeadMail = keyof typeof MAILS;
+
+/** Sends `row`'s e-mail of kind `kind` and records the outcome on it; true when it went. */
+async function deliver(env: Env, kind: LeadMail, row: LeadRow): Promise<boolean> {
+  const mail = MAILS[kind];
   let providerId: string | null = null;
   let failure: string | null = null;
   try {
-    const email = leadNotificationEmail(BUSINESS_EMAIL, {
-      name: row.name,
-      email: row.email,
-      phone: row.phone,
-      firm: row.firm,
-      aum: row.aum,
-      help: row.help,
-      page: row.page,
-      createdAt: new Date(row.created_at).toISOString(),
-      attribution: Object.fromEntries(ATTRIBUTION_KEYS.map((key) => [key, row[key]])),
-    });
-    providerId = await sendEmail(env, email, `lead-${row.id}`);
+    providerId = await sendEmail(env, mail.write(row), mail.key(row.id));
   } catch (error) {
     failure = error instanceof Error ? error.message : String(error);
-    console.error(`leads: the notification of lead ${row.id} was not sent:`, failure);
+    console.error(`leads: the ${kind} of lead ${row.id} was not sent:`, failure);
   }
-  const { error } = await db.rpc("finish_lead_notification", {
+  const { error } = await adminClient(env).rpc(mail.finish, {
     p_id: row.id,
     p_provider_id: providerId,
     p_error: failure,
   });
-  if (error) console.error(`leads: the notification of lead ${row.id} could not be recorded:`, error.message);
+  if (error) console.error(`leads: the ${kind} of lead ${row.id} could not be recorded:`, error.message);
   return failure === null;
 }
 
-/** After a send went through: the notifications an outage left owed, a few at a time. */
-async function catchUp(env: Env): Promise<void> {
-  const { data, error } = await adminClient(env).rpc("claim_lead_notifications", { p_limit: CATCH_UP });
+/** After a send went through: the e-mails of kind `kind` an outage left owed, a few at a time. */
+async function catchUp(env: Env, kind: LeadMail): Promise<void> {
+  const { data, error } = await adminClient(env).rpc(MAILS[kind].claim, { p_limit: CATCH_UP });
   if (error) {
-    console.error("leads: owed notifications could not be claimed:", error.message);
+    console.error(`leads: owed ${kind}s could not be claimed:`, error.message);
     return;
   }
-  for (const row of (data ?? []) as LeadRow[]) if (!(await notify(env, row))) return;
+  for (const row of (data ?? []) as LeadRow[]) if (!(await deliver(env, kind, row))) return;
 }
 
 export default async function handler(request: Request, env: Env): Promise<Response> {
@@ -164,6 +188,7 @@ export default async function handler(request: Request, env: Env): Promise<Respo
       [{ kind: "everyone", value: "", limit: LIMITS.everyone }],
     ]);
     if (wait > 0) return answer(tooMany(wait), 429, { "retry-after": String(wait) });
+    const claimed = new Date().toISOString();
     const { data, error } = await adminClient(env)
       .from("leads")
       .insert({
@@ -175,9 +200,12 @@ export default async function handler(request: Request, env: Env): Promise<Respo
         help: lead.help || null,
         page,
         ...keptAttribution(input.attribution),
-        // This request sends its notification itself: claimed from the start.
+        // This request sends its notification and its confirmation itself: claimed from the start.
         notify_attempts: 1,
-        notify_claimed_at: new Date().toISOString(),
+        notify_claimed_at: claimed,
+        confirm_status: "pending",
+        confirm_attempts: 1,
+        confirm_claimed_at: claimed,
       })
       .select("id, created_at, name, email, phone, firm, aum, help, page, " + ATTRIBUTION_KEYS.join(", "))
       .single();
@@ -188,7 +216,13 @@ export default async function handler(request: Request, env: Env): Promise<Respo
     return answer({ error: "Your request could not be saved just now. Please try again in a minute." }, 503);
   }
 
-  // Kept: from here on the visitor is told it went through, whatever the mail does.
-  if (await notify(env, row)) await catchUp(env).catch((error: unknown) => console.error("leads: catch-up:", error));
+  // Kept: from here on the visitor is told it went through, whatever the mail does. The business
+  // first, then the visitor; each kind's catch-up follows only its own send, which shows mail works.
+  const notified = await deliver(env, "notification", row);
+  const confirmed = await deliver(env, "confirmation", row);
+  const owed = (kind: LeadMail) =>
+    catchUp(env, kind).catch((error: unknown) => console.error(`leads: catch-up of ${kind}s:`, error));
+  if (notified) await owed("notification");
+  if (confirmed) await owed("confirmation");
   return answer({ ok: true });
 }

@@ -2,7 +2,7 @@
  * Lead capture on `npm start`, which is production with the content as it ships: the
  * consultation pages have the site's own form (src/features/leads/ConsultationForm.astro, posting
  * to the `leads` function), whose request reaches the business by e-mail with where the visit
- * came from. (/apply keeps the booking widget, the stack's stand-in for the scheduling provider:
+ * came from, and whose sender gets a short confirmation. (/apply keeps the booking widget, the stack's stand-in for the scheduling provider:
  * its own tests are beside it, in tests/e2e/embeds.spec.ts.)
  */
 import AxeBuilder from "@axe-core/playwright";
@@ -33,6 +33,10 @@ async function notificationFor(request: APIRequestContext, email: string): Promi
     .toBe(true);
   return found!;
 }
+
+/** What the outbox holds for the visitor's own address: their confirmations. */
+const sentTo = async (request: APIRequestContext, email: string) =>
+  (await outbox(request)).filter((m) => m.to === email);
 
 const address = (who: string) =>
   `${who}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@reyeswealth.example`;
@@ -97,6 +101,17 @@ for (const viewport of [
     ]) {
       expect(mail.text).toContain(line);
     }
+
+    // The visitor's confirmation, sent in the same request: the business's words, their first name only.
+    const [confirmation, ...more] = await sentTo(request, email);
+    expect(more).toEqual([]);
+    expect(confirmation).toMatchObject({ replyTo: BUSINESS, subject: "Your strategy call request is in" });
+    expect(confirmation!.text).toContain(
+      "Thank you, Jordan. We have your request for a free 30-minute strategy call with Advisor Accelerator.",
+    );
+    expect(confirmation!.text).toContain("A coach reads every request and replies within one business day");
+    for (const typed of ["Reyes", "(303) 555-0199", "$50M", "third hire", "linkedin"])
+      expect(confirmation!.text, typed).not.toContain(typed);
   });
 }
 
@@ -151,7 +166,7 @@ test("a bot that fills the hidden field is told it worked, and the business rece
   await send(page);
   await expect(page.getByRole("heading", { name: "Thank you, Cheap. Your request is in." })).toBeVisible();
   // The answer came after the function decided: had it sent anything, it would be in the outbox now.
-  expect((await outbox(request)).filter((m) => m.replyTo === email)).toEqual([]);
+  expect((await outbox(request)).filter((m) => m.replyTo === email || m.to === email)).toEqual([]);
 });
 
 test("after several requests in a short time the form says when to try again, and keeps the answers", async ({

@@ -1,7 +1,8 @@
 /**
  * The lead pages' consultation form through the whole local stack, on PGlite and PostgreSQL: the
  * real `leads` function (functions/leads/handler.ts) behind the stack's gateway, the Resend
- * stand-in keeping the business's notification in the outbox, and real supabase-js clients
+ * stand-in keeping the business's notification and the visitor's confirmation in the outbox
+ * (each at most once per idempotency key, as Resend does), and real supabase-js clients
  * probing what visitors and customers can reach. Each test posts from an address of its own on
  * the loopback network (127.0.0.0/8), so their rate limits are apart, as two visitors' are.
  */
@@ -77,6 +78,10 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
     ).rows;
   const notifications = (email: string) =>
     stack.mail.list().filter((m) => m.to === BUSINESS_EMAIL && m.replyTo === email.toLowerCase());
+  /** Everything sent to the visitor's own address: their confirmations, and nothing else. */
+  const confirmations = (email: string) => stack.mail.list().filter((m) => m.to === email.toLowerCase());
+  /** A request from a new visitor whose e-mails go: the one that sends what earlier requests owe. */
+  const anotherLead = async () => expect((await post(body(unique("next")), nextAddress())).status).toBe(200);
 
   it("keeps the request with the visit's first touch and e-mails the business, replies going to the lead", async () => {
     const email = unique("jordan");
@@ -102,7 +107,12 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
       notify_status: "sent",
       notify_attempts: 1,
       notify_error: null,
+      confirm_status: "sent",
+      confirm_attempts: 1,
+      confirm_error: null,
     });
+    expect(lead!.confirmed_at).not.toBeNull();
+    expect(lead!.confirm_provider_id).not.toBeNull();
 
     const [mail, ...again] = notifications(email);
     expect(again).toEqual([]);
@@ -124,6 +134,84 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
       expect(mail!.text).toContain(line);
     }
     expect(mail!.html).toContain("white-space:pre-wrap");
+  });
+
+  it("confirms to the visitor once, from the business in its own words, replies going to the business", async () => {
+    const email = unique("confirmed");
+    const hostile = "Dana https://phish.example call 1-900-555-0100";
+    expect((await post(body(email, { name: hostile }), nextAddress())).status).toBe(200);
+    const [mail, ...again] = confirmations(email);
+    expect(again).toEqual([]);
+    expect(mail).toMatchObject({
+      from: localMailFrom(),
+      to: email,
+      replyTo: BUSINESS_EMAIL,
+      subject: "Your strategy call request is in",
+    });
+    expect(mail!.text).toContain("Thank you, Dana. We have your request for a free 30-minute strategy call");
+    expect(mail!.text).toContain("replies within one business day");
+    // Nothing else the visitor typed: not the rest of the name, nor any other answer.
+    for (const typed of [
+      "phish",
+      "1-900",
+      email,
+      "(303) 555-0199",
+      "Reyes Wealth Partners",
+      "$50M",
+      "third hire",
+      "linkedin",
+    ]) {
+      expect(mail!.text, typed).not.toContain(typed);
+      expect(mail!.html, typed).not.toContain(typed);
+    }
+    // The business's notification still has every answer as typed.
+    expect(notifications(email)[0]!.text).toContain(hostile);
+  });
+
+  it("sends a confirmation once per lead: a replayed send under its key and a catch-up after it went add nothing", async () => {
+    const email = unique("replay");
+    expect((await post(body(email), nextAddress())).status).toBe(200);
+    const [lead] = await leadsOf(email);
+    expect(confirmations(email)).toHaveLength(1);
+    // Already recorded: neither claimed again nor finished again.
+    const admin = stack.admin();
+    expect((await admin.rpc("finish_lead_confirmation", { p_id: lead!.id, p_error: "late" })).data).toBeNull();
+    expect((await leadsOf(email))[0]).toMatchObject({ confirm_status: "sent", confirm_error: null });
+
+    // As if the function died between the provider's answer and the row's record: owed again.
+    await stack.db.query(
+      "update public.leads set confirm_status = 'pending', confirm_claimed_at = null, confirmed_at = null where id = $1",
+      [lead!.id],
+    );
+    await anotherLead();
+    // The catch-up sent it under the same key: the provider answered the first send, nothing more went.
+    expect((await leadsOf(email))[0]).toMatchObject({
+      confirm_status: "sent",
+      confirm_attempts: 2,
+      confirm_error: null,
+    });
+    expect(confirmations(email)).toHaveLength(1);
+    expect(notifications(email)).toHaveLength(1);
+  });
+
+  it("owes no confirmation to a lead kept without one (before it existed, or by hand), nor one a day overdue", async () => {
+    const before = unique("before");
+    const overdue = unique("overdue");
+    await stack.db.query(
+      "insert into public.leads (name, email, page, notify_status) values ('Kept Before', $1, '/get-started', 'sent')",
+      [before],
+    );
+    await stack.db.query(
+      `insert into public.leads (created_at, name, email, page, notify_status, confirm_status, confirm_attempts)
+       values (now() - interval '25 hours', 'Overdue', $1, '/get-started', 'sent', 'pending', 1)`,
+      [overdue],
+    );
+    await anotherLead();
+    expect((await leadsOf(before))[0]).toMatchObject({ confirm_status: "none", confirm_attempts: 0 });
+    expect((await leadsOf(overdue))[0]).toMatchObject({ confirm_status: "failed", confirm_attempts: 1 });
+    expect((await leadsOf(overdue))[0]!.confirm_error).toMatch(/within a day/);
+    expect(confirmations(before)).toEqual([]);
+    expect(confirmations(overdue)).toEqual([]);
   });
 
   it("answers the browser's preflight for the site's origins only", async () => {
@@ -165,6 +253,7 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
     }
     expect(await leadsOf(email)).toEqual([]);
     expect(notifications(email)).toEqual([]);
+    expect(confirmations(email)).toEqual([]);
     // The site's own page, JSON with a charset: taken.
     expect(
       (await post(body(email), nextAddress(), { headers: { "content-type": "application/json; charset=utf-8" } }))
@@ -186,6 +275,7 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
       expect(Number(refused.headers["retry-after"])).toBeGreaterThan(3_500);
       expect(await leadsOf(email)).toEqual([]);
       expect(notifications(email)).toEqual([]);
+      expect(confirmations(email)).toEqual([]);
     } finally {
       await stack.db.query("delete from public.rate_limits where key = 'leads:everyone'");
     }
@@ -214,6 +304,10 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
       expect(hit.error?.code, who).toBe("42501");
       const claim = await client.rpc("claim_lead_notifications", { p_limit: 5 });
       expect(claim.error?.code, who).toBe("42501");
+      const confirmations = await client.rpc("claim_lead_confirmations", { p_limit: 5 });
+      expect(confirmations.error?.code, who).toBe("42501");
+      const finish = await client.rpc("finish_lead_confirmation", { p_id: crypto.randomUUID() });
+      expect(finish.error?.code, who).toBe("42501");
     }
     expect(await leadsOf("m@example.com")).toEqual([]);
     // The function's own key reads them.
@@ -233,6 +327,7 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
       expect(answer, why).toMatchObject({ status: 200, body: { ok: true } });
       expect(await leadsOf(email), why).toEqual([]);
       expect(notifications(email), why).toEqual([]);
+      expect(confirmations(email), why).toEqual([]);
     }
   });
 
@@ -262,6 +357,7 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
     expect((await post([body(email)], from)).status).toBe(400);
     expect(await leadsOf(email)).toEqual([]);
     expect(await leadsOf("jordan@")).toEqual([]);
+    expect(confirmations(email)).toEqual([]);
   });
 
   it("refuses a body over 16 KB before reading it as JSON (413), with or without a declared length", async () => {
@@ -286,6 +382,7 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
     oversize.count(chunked.ok);
     expect(chunked.status).toBe(413);
     expect(await leadsOf(email)).toEqual([]);
+    expect(confirmations(email)).toEqual([]);
   });
 
   it(`limits each e-mail address to ${LIMITS.email.hits} requests an hour: then 429 with Retry-After, and nothing kept`, async () => {
@@ -301,8 +398,11 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
     expect(refused.body.error).toMatch(/try again later/);
     expect(await leadsOf(email)).toHaveLength(LIMITS.email.hits);
     expect(notifications(email)).toHaveLength(LIMITS.email.hits);
+    // One confirmation per lead kept, none for the refused one: the limit is what one address can be sent.
+    expect(confirmations(email)).toHaveLength(LIMITS.email.hits);
     // The address is the limit, in any case.
     expect((await post(body(email.toUpperCase()), nextAddress())).status).toBe(429);
+    expect(confirmations(email)).toHaveLength(LIMITS.email.hits);
   });
 
   it(`limits each client address to ${LIMITS.address.hits} requests an hour, whatever X-Forwarded-For the caller sends`, async () => {
@@ -319,11 +419,12 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
     expect(refused.status).toBe(429);
     expect(Number(refused.headers["retry-after"])).toBeGreaterThan(3_500);
     expect(await leadsOf(email)).toEqual([]);
+    expect(confirmations(email)).toEqual([]);
     // Another address is another visitor.
     expect((await post(body(email), nextAddress())).status).toBe(200);
   });
 
-  it("a mail outage keeps the lead and tells the visitor it went through; the next request sends what is owed", async () => {
+  it("a mail outage keeps the lead and tells the visitor it went through; the next request sends what is owed, once", async () => {
     const email = unique("outage");
     // The mail provider unreachable (a closed port), as during an outage.
     process.env.RESEND_API_KEY = "re_outage_test";
@@ -332,7 +433,10 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
     const [kept] = await leadsOf(email);
     expect(kept).toMatchObject({ notify_status: "pending", notify_attempts: 1, notified_at: null });
     expect(kept!.notify_error).toMatch(/^Resend refused the e-mail "Consultation request: Jordan Reyes"/);
+    expect(kept).toMatchObject({ confirm_status: "pending", confirm_attempts: 1, confirmed_at: null });
+    expect(kept!.confirm_error).toMatch(/^Resend refused the e-mail "Your strategy call request is in"/);
     expect(notifications(email)).toEqual([]);
+    expect(confirmations(email)).toEqual([]);
 
     // Mail is back: the next lead's request sends its own notification, then the one owed.
     delete process.env.RESEND_API_KEY;
@@ -341,7 +445,20 @@ describe.each(BACKENDS)("the consultation form's function on $name", (backend) =
     expect((await post(body(next), nextAddress())).status).toBe(200);
     expect(notifications(next)).toHaveLength(1);
     expect(notifications(email)).toHaveLength(1);
-    expect((await leadsOf(email))[0]).toMatchObject({ notify_status: "sent", notify_attempts: 2, notify_error: null });
+    expect(confirmations(next)).toHaveLength(1);
+    expect(confirmations(email)).toHaveLength(1);
+    expect((await leadsOf(email))[0]).toMatchObject({
+      notify_status: "sent",
+      notify_attempts: 2,
+      notify_error: null,
+      confirm_status: "sent",
+      confirm_attempts: 2,
+      confirm_error: null,
+    });
+    // Owed no more: a later request's catch-up sends it no second time.
+    await anotherLead();
+    expect(confirmations(email)).toHaveLength(1);
+    expect(notifications(email)).toHaveLength(1);
   });
 
   it("rate_limit_hit counts concurrent hits exactly: of 20 at once, the limit's 5 pass", async () => {

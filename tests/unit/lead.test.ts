@@ -1,9 +1,17 @@
 /**
  * The consultation request's rules (packages/shared/lead.ts), which the form and the `leads`
- * function both apply, and the business's notification (functions/_shared/emails.ts).
+ * function both apply, the business's notification and the visitor's confirmation
+ * (functions/_shared/emails.ts).
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { leadNotificationEmail, SUBJECT_NAME_MAX } from "../../functions/_shared/emails.ts";
+import { BRAND } from "../../functions/_shared/catalogue.ts";
+import {
+  LEAD_REPLY_WITHIN,
+  leadConfirmationEmail,
+  leadNotificationEmail,
+  SUBJECT_NAME_MAX,
+} from "../../functions/_shared/emails.ts";
 import { AUM_RANGES, checkLead, FIELD_MAX, leadErrors, leadRequest, PAGE_PATH } from "../../packages/shared/lead.ts";
 
 const valid = {
@@ -180,5 +188,71 @@ describe("the business's notification", () => {
 
   it("says so when they left what they want help with empty", () => {
     expect(leadNotificationEmail("s@a.co", { ...lead, help: null }).text).toContain("They left this empty.");
+  });
+});
+
+describe("the visitor's confirmation", () => {
+  const BUSINESS = "success@advisoraccelerator.com";
+  const VISITOR = "jordan@reyeswealth.example";
+  const confirm = (name: string) => leadConfirmationEmail(VISITOR, name, BUSINESS);
+  const greeting = (name: string) => confirm(name).text.split("\n\n")[1];
+
+  it("goes to the visitor in the business's words: who it is from, when a coach replies, replies to the business", () => {
+    const mail = confirm("Jordan Reyes");
+    expect(mail.to).toBe(VISITOR);
+    expect(mail.replyTo).toBe(BUSINESS);
+    expect(mail.subject).toBe("Your strategy call request is in");
+    expect(mail.text).toBe(
+      [
+        "Your request is in",
+        `Thank you, Jordan. We have your request for a free 30-minute strategy call with ${BRAND}.`,
+        "What happens next",
+        "A coach reads every request and replies within one business day, by e-mail to this address, to book your call.",
+        "On the call, you review your practice together and leave with the two or three moves that would grow it fastest.",
+        `Need us sooner, or want to add something? Reply to this e-mail: it reaches the team at ${BUSINESS}.`,
+        `You receive this because this address was entered in the consultation form on the ${BRAND} website. If that was not you, reply to tell us and we will not contact you.`,
+        BRAND,
+      ].join("\n\n"),
+    );
+  });
+
+  it("promises the reply time the consultation form shows, before and after sending", () => {
+    const form = readFileSync(new URL("../../src/features/leads/ConsultationForm.astro", import.meta.url), "utf8");
+    // The form's two introductions (a consultation page, /apply) and its Sent view's first step.
+    expect(form.toLowerCase().split(LEAD_REPLY_WITHIN)).toHaveLength(4);
+  });
+
+  it("carries nothing the visitor typed but their first name: one line, no link or address, capped", () => {
+    expect(greeting("  Jordan   Reyes ")).toMatch(/^Thank you, Jordan\. /);
+    expect(greeting("Dana\r\nBcc: everyone@example.com")).toMatch(/^Thank you, Dana\. /);
+    expect(greeting("https://cheap-pills.example/now Win big")).toMatch(/^Thank you, Win\. /);
+    expect(greeting("www.spam.example")).toMatch(/^Thank you\. We have/);
+    expect(greeting("everyone@example.com")).toMatch(/^Thank you\. We have/);
+    expect(greeting("A".repeat(120))).toBe(
+      `Thank you, ${"A".repeat(SUBJECT_NAME_MAX - 1)}…. We have your request for a free 30-minute strategy call with ${BRAND}.`,
+    );
+    for (const name of [
+      "Visit cheap-pills.example today",
+      "Dana\u2028Call 1-900-555-0100 to claim your prize at www.prize.example",
+      'Jordan <a href="https://phish.example">verify your account</a>',
+      "Jordan\u202eevil.example",
+    ]) {
+      const mail = confirm(name);
+      expect(mail.subject, name).toBe("Your strategy call request is in");
+      for (const part of [mail.subject, mail.text, mail.html]) {
+        for (const typed of ["example", "1-900", "prize", "verify", 'href="https://phish', "\u2028", "\u202e"])
+          expect(part, `${name}: ${typed}`).not.toContain(typed);
+      }
+      // No link at all, not even the business's own: nothing to click in a message to any address.
+      expect(mail.html, name).not.toMatch(/<a[\s>]|href=/i);
+    }
+    // The first word of a name that is markup is text: escaped, never a tag.
+    const tagged = confirm("<b>Jordan</b> Reyes").html;
+    expect(tagged).toContain("Thank you, &lt;b&gt;Jordan&lt;/b&gt;.");
+    expect(tagged).not.toContain("<b>");
+  });
+
+  it("is the same message for the same name, so a retry under its idempotency key is not a different e-mail", () => {
+    expect(confirm("Jordan Reyes")).toEqual(confirm("Jordan Reyes"));
   });
 });
