@@ -127,6 +127,25 @@ export async function ensureBuyer(
   throw new RetryableError(`Creating the buyer's account failed: ${invited.error.message}`);
 }
 
+/**
+ * The name the buyer gave on Stripe's page (the session's `customer_details.name`), as their
+ * profile's name when they have no profile yet: the portal greets them by it from the first visit
+ * instead of their e-mail's local part. A profile that exists, named or not, is theirs and is left
+ * alone (supabase/migrations/20261203000200_buyer_name.sql). A failure only costs the greeting: it
+ * is logged, and the order goes on.
+ */
+async function nameFromCheckout(
+  admin: SupabaseClient,
+  userId: string,
+  session: Stripe.Checkout.Session,
+  log: (m: string) => void,
+): Promise<void> {
+  const name = session.customer_details?.name?.replace(/\s+/g, " ").trim().slice(0, 200);
+  if (!name) return;
+  const { error } = await admin.rpc("name_new_buyer", { p_user_id: userId, p_name: name });
+  if (error) log(`Could not keep the buyer's name for ${userId}: ${error.message}`);
+}
+
 /** Stripe's receipt page of the payment `paymentIntent`, when there is one; null if Stripe cannot say now. */
 async function receiptOf(stripe: Stripe, paymentIntent: string, log: (m: string) => void): Promise<string | null> {
   try {
@@ -327,6 +346,7 @@ async function recordSession(
     return "duplicate";
   }
   const buyer = buyerEmail ? await ensureBuyer(deps.admin, buyerEmail, prepared) : null;
+  if (buyer) await nameFromCheckout(deps.admin, buyer.userId, session, log);
   const attribution: Record<string, string> = {};
   for (const key of ATTRIBUTION_KEYS) {
     const value = session.metadata?.[key];

@@ -71,7 +71,8 @@ async function setPassword(page: Page, link: string, password: string) {
   await page.getByLabel("Confirm password").fill(password);
   await page.getByRole("button", { name: "Set Password" }).click();
   await page.waitForURL(/\/portal\?welcome=1$/, { timeout: 8_000 });
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText(/^Welcome, /);
+  // Greeted by the name given on Stripe's page (checkOut's cardholder), not the e-mail's local part.
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Welcome, Dana");
 }
 
 /** The set-password link of the new buyer's access e-mail, once the webhook has sent it. */

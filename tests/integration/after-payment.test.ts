@@ -130,6 +130,9 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
     const verified = await client.auth.verifyOtp({ token_hash: hash!, type: "invite" });
     expect(verified.error).toBeNull();
     expect(verified.data.user?.email).toBe(email);
+    // The name given on Stripe's page (the cardholder's, TEST_CARD) is the new account's name.
+    const { data: profile } = await client.from("profiles").select("full_name").maybeSingle();
+    expect(profile).toEqual({ full_name: "Ada Buyer" });
 
     // Purchase history's columns: the same reference, and Stripe's receipt.
     expect((await order(session.id))?.receipt_url).toMatch(/^http/);
