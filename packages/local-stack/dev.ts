@@ -7,10 +7,11 @@
  * links lead back to the dev server.
  * HOST opens the API to other machines, with a warning. Once the dev server answers, the lessons
  * it renders (its /course-bundle.json) are published to the stack, and again whenever a file of
- * content/lessons/ changes, as `npm run course:publish` does on a deploy.
+ * content/lessons/ changes, as `npm run course:publish` does on a deploy. Ctrl+C, SIGTERM and SIGHUP
+ * stop it alike: the dev server and any publish stopped, the stack closed, exit 0
+ * (packages/local-stack/src/run.ts).
  * Usage: npm run dev [-- <astro dev options>]
  */
-import { spawn } from "node:child_process";
 import { watch } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -18,22 +19,26 @@ import { makePrivateFolderAsync, writePrivateFile } from "./src/data-folder.ts";
 import { PROJECT_ROOT } from "./src/project.ts";
 import { BOOKING_PATH, EMBED_SCRIPT_PATH } from "./src/scheduling.ts";
 import { WISTIA_PLAYER_PATH } from "./src/wistia.ts";
-import { runNode, syncCatalogue } from "./src/run.ts";
+import { runNode, startNode, stopOnSignals, syncCatalogue, unlessStopped } from "./src/run.ts";
 import type { Stack } from "./src/stack.ts";
-
-// The catalogue is brought in line with content first (packages/local-stack/src/run.ts); the stack
-// reads it as it starts, and refuses to start on an older copy (packages/local-stack/src/product.ts).
-await syncCatalogue();
-const { exposedWarning, startStack } = await import("./src/stack.ts");
 
 const sitePort = Number(process.env.PORT || 4321);
 const apiPort = Number(process.env.API_PORT || 54321);
 const dataDir = process.env.DATA_DIR || ".data";
 
+let starting: Promise<Stack> | undefined;
+// A stop ends the dev server and any script first; then it closes the stack once it is up.
+stopOnSignals(async () => (await starting?.catch(() => undefined))?.close());
+
+// The catalogue is brought in line with content first (packages/local-stack/src/run.ts); the stack
+// reads it as it starts, and refuses to start on an older copy (packages/local-stack/src/product.ts).
+await unlessStopped(syncCatalogue());
+const { exposedWarning, startStack } = await import("./src/stack.ts");
+
 const listen = process.env.HOST || undefined;
 let stack: Stack;
 try {
-  stack = await startStack({
+  starting = startStack({
     port: apiPort,
     listen,
     dataDir,
@@ -41,6 +46,7 @@ try {
     // E-mailed links lead to the dev server's pages.
     config: { auth: { siteUrl: `http://localhost:${sitePort}` } },
   });
+  stack = await unlessStopped(starting);
 } catch (error) {
   const code = (error as NodeJS.ErrnoException).code;
   console.error(
@@ -56,16 +62,12 @@ const warning = exposedWarning(listen);
 if (warning) console.warn(warning);
 
 const astro = join(PROJECT_ROOT, "node_modules", "astro", "bin", "astro.mjs");
-const child = spawn(process.execPath, [astro, "dev", "--port", String(sitePort), ...process.argv.slice(2)], {
-  stdio: "inherit",
-  env: {
-    ...process.env,
-    PUBLIC_SUPABASE_URL: stack.url,
-    PUBLIC_SUPABASE_ANON_KEY: stack.anonKey,
-    EMBED_BOOKING_WIDGET_URL: `${stack.url}${BOOKING_PATH}`,
-    EMBED_BOOKING_SCRIPT_URL: `${stack.url}${EMBED_SCRIPT_PATH}`,
-    EMBED_WISTIA_PLAYER_URL: `${stack.url}${WISTIA_PLAYER_PATH}`,
-  },
+const child = startNode([astro, "dev", "--port", String(sitePort), ...process.argv.slice(2)], {
+  PUBLIC_SUPABASE_URL: stack.url,
+  PUBLIC_SUPABASE_ANON_KEY: stack.anonKey,
+  EMBED_BOOKING_WIDGET_URL: `${stack.url}${BOOKING_PATH}`,
+  EMBED_BOOKING_SCRIPT_URL: `${stack.url}${EMBED_SCRIPT_PATH}`,
+  EMBED_WISTIA_PLAYER_URL: `${stack.url}${WISTIA_PLAYER_PATH}`,
 });
 const root = PROJECT_ROOT;
 const bundleDir = join(dataDir, "dev-course");
@@ -114,6 +116,5 @@ void (async () => {
   });
 })();
 
-const stop = () => void stack.close().then(() => process.exit(child.exitCode ?? 0));
-child.on("exit", stop);
-process.once("SIGTERM", () => child.kill("SIGTERM"));
+// The dev server ended by itself: the stack goes with it (when a stop ended it, the stop exits).
+child.on("exit", (code) => void unlessStopped(stack.close()).then(() => process.exit(code ?? 0)));

@@ -5,7 +5,9 @@
  * (dist-local/, never the production dist/; packages/local-stack/src/site.ts) and opens the port
  * only once the build is done, so nothing half-built or left from the previous build is ever
  * served; then it publishes the build's lessons to the stack (scripts/course.ts, as a deploy does).
- * It listens on 127.0.0.1; HOST=<address> opens it to other machines, with a warning.
+ * It listens on 127.0.0.1; HOST=<address> opens it to other machines, with a warning. Ctrl+C,
+ * SIGTERM and SIGHUP stop it alike at any step: the build or the publish stopped, the stack closed
+ * (the port and the data folder released), exit 0 (packages/local-stack/src/run.ts).
  * Usage, from the project's root: node packages/local-stack/start.ts [--build] [--port 4321]
  *   [--dir dist-local] [--data .data] [--reset] [--jwt-expiry <seconds>]
  * (--reset empties the data folder first, for a run that starts from the seed alone; --jwt-expiry
@@ -15,8 +17,9 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { PROJECT_ROOT } from "./src/project.ts";
-import { runNode, syncCatalogue } from "./src/run.ts";
+import { runNode, stopOnSignals, syncCatalogue, unlessStopped } from "./src/run.ts";
 import { buildSite, startSiteStack } from "./src/site.ts";
+import type { Stack } from "./src/stack.ts";
 
 const { values } = parseArgs({
   options: {
@@ -41,9 +44,13 @@ if (!values.build && !existsSync(values.dir)) {
 }
 if (values.reset) rmSync(values.data, { recursive: true, force: true });
 
+let starting: Promise<Stack> | undefined;
+// A stop ends the running script first (a start still building fails with it); a started stack is closed.
+stopOnSignals(async () => (await starting?.catch(() => undefined))?.close());
+
 // The catalogue is brought in line with content first (packages/local-stack/src/run.ts); the stack
 // reads it as it starts, and refuses to start on an older copy (packages/local-stack/src/product.ts).
-await syncCatalogue();
+await unlessStopped(syncCatalogue());
 const { DEMO_USER, exposedWarning } = await import("./src/stack.ts");
 
 /**
@@ -60,7 +67,7 @@ function publishCourse(url: string, serviceKey: string, dir: string): Promise<vo
 
 const listen = process.env.HOST || undefined;
 try {
-  const stack = await startSiteStack({
+  starting = startSiteStack({
     port: Number(values.port),
     listen,
     siteDir: values.dir,
@@ -74,15 +81,15 @@ try {
         }
       : undefined,
   });
-  const stop = () => void stack.close().then(() => process.exit(0));
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  const stack = await unlessStopped(starting);
   // A build writes its lessons beside it (<dir>-course/); a site built otherwise has none to publish.
   if (values.build || existsSync(join(`${values.dir.replace(/[/\\]+$/, "")}-course`, "course.json"))) {
-    await publishCourse(stack.url, stack.serviceKey, values.dir).catch(async (error: unknown) => {
-      await stack.close();
-      throw error;
-    });
+    await unlessStopped(
+      publishCourse(stack.url, stack.serviceKey, values.dir).catch(async (error: unknown) => {
+        await stack.close();
+        throw error;
+      }),
+    );
   } else {
     console.log(`No course bundle beside ${values.dir}/: its lessons are not published (npm start builds them).`);
   }
