@@ -48,15 +48,12 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
     delete process.env.STRIPE_API_URL;
   });
 
-  /** The checkout page's call, then the hosted page's form, as a browser posts it. */
-  async function buy(
-    email: string,
-    program = GROWTH,
-    method: Record<string, string> = CARD,
-    /** A signed-in customer's access token (the page sends it with functions.invoke). */
-    token = stack.anonKey,
-  ): Promise<Stripe.Checkout.Session> {
-    const response = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
+  /**
+   * The checkout page's call to stripe-checkout for `email`: a visitor's (the anon key) or a
+   * signed-in customer's (their access token, which the page sends with functions.invoke).
+   */
+  const startCheckout = (email: string, program = GROWTH, token = stack.anonKey) =>
+    fetch(`${stack.url}/functions/v1/stripe-checkout`, {
       method: "POST",
       headers: {
         origin: SITE,
@@ -66,6 +63,16 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
       },
       body: JSON.stringify(checkoutRequest(SITE, program, email)),
     });
+
+  /** The checkout page's call, then the hosted page's form, as a browser posts it. */
+  async function buy(
+    email: string,
+    program = GROWTH,
+    method: Record<string, string> = CARD,
+    /** A signed-in customer's access token (the page sends it with functions.invoke). */
+    token = stack.anonKey,
+  ): Promise<Stripe.Checkout.Session> {
+    const response = await startCheckout(email, program, token);
     expect(response.status, await response.clone().text()).toBe(200);
     const { url } = (await response.json()) as { url: string };
     const session = await stripe.checkout.sessions.retrieve(/cs_test_[A-Za-z0-9]+/.exec(url)![0]);
@@ -155,24 +162,13 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
 
     // A second Growth Mindset: refused before anything is made at Stripe, signed in or not.
     const before = (await stripe.checkout.sessions.list({ limit: 100 })).data.length;
-    const again = (token: string, address = email) =>
-      fetch(`${stack.url}/functions/v1/stripe-checkout`, {
-        method: "POST",
-        headers: {
-          origin: SITE,
-          "content-type": "application/json",
-          apikey: stack.anonKey,
-          authorization: `Bearer ${token}`,
-        },
-        body: JSON.stringify(checkoutRequest(SITE, GROWTH, address)),
-      });
     // Its signed-in owner is told they own it.
-    const owner = await again(signedIn.data.session!.access_token, email.toUpperCase());
+    const owner = await startCheckout(email.toUpperCase(), GROWTH, signedIn.data.session!.access_token);
     expect(owner.status).toBe(409);
     expect(await owner.json()).toMatchObject({ code: "already_owned", error: expect.stringMatching(/already own/) });
     expect(owner.headers.get("access-control-allow-origin")).toBe(SITE);
     // Anyone else typing the address learns that it has an account, and nothing of what it bought.
-    const visitor = await again(stack.anonKey, email.toUpperCase());
+    const visitor = await startCheckout(email.toUpperCase());
     expect(visitor.status).toBe(409);
     const told = (await visitor.json()) as { code: string; error: string };
     lookups.count(told.code !== "sign_in_required");
@@ -191,11 +187,7 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
     expect((await status(session.id)).body.state).toBe("processing");
     expect(subjects(email).filter((s) => s.startsWith("You now have"))).toEqual([]);
     // Signed out, the address reveals an account, not a payment on its way.
-    const again = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
-      method: "POST",
-      headers: { origin: SITE, "content-type": "application/json", apikey: stack.anonKey },
-      body: JSON.stringify(checkoutRequest(SITE, GROWTH, email)),
-    });
+    const again = await startCheckout(email);
     expect(again.status).toBe(409);
     const said = (await again.json()) as { code: string };
     lookups.count(said.code !== "sign_in_required");
@@ -205,16 +197,7 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
     const owner = await stack
       .client()
       .auth.verifyOtp({ token_hash: link.data.properties!.hashed_token, type: "recovery" });
-    const mine = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
-      method: "POST",
-      headers: {
-        origin: SITE,
-        "content-type": "application/json",
-        apikey: stack.anonKey,
-        authorization: `Bearer ${owner.data.session!.access_token}`,
-      },
-      body: JSON.stringify(checkoutRequest(SITE, GROWTH, email)),
-    });
+    const mine = await startCheckout(email, GROWTH, owner.data.session!.access_token);
     expect(mine.status).toBe(409);
     expect(await mine.json()).toMatchObject({ code: "payment_processing" });
 
@@ -315,11 +298,7 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
     // The functions' mail provider unreachable (a closed port), as during a provider outage.
     process.env.RESEND_API_KEY = "re_outage_test";
     process.env.RESEND_API_URL = "http://127.0.0.1:9";
-    const response = await fetch(`${stack.url}/functions/v1/stripe-checkout`, {
-      method: "POST",
-      headers: { origin: SITE, "content-type": "application/json", apikey: stack.anonKey },
-      body: JSON.stringify(checkoutRequest(SITE, GROWTH, email)),
-    });
+    const response = await startCheckout(email);
     const { url } = (await response.json()) as { url: string };
     const session = await stripe.checkout.sessions.retrieve(/cs_test_[A-Za-z0-9]+/.exec(url)![0]);
     await payOnPage(session, CARD);
