@@ -14,7 +14,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { load } from "js-yaml";
-import { ATTRIBUTION_LABELS } from "../../shared/checkout-request.ts";
+import { ATTRIBUTION_LABELS } from "@advisor-accelerator/shared/checkout-request.ts";
 import { readBody } from "./http.ts";
 import type { Mailer } from "./mail.ts";
 import { PROJECT_ROOT } from "./project.ts";
