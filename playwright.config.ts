@@ -19,6 +19,8 @@ export default defineConfig({
   // The HTML report (playwright-report/) in CI too: the GitHub workflow uploads it when a test fails.
   // The list, an HTML report, and a table of the hostile tries the tests made (tests/support/hostile.ts).
   reporter: [["list"], ["html", { open: "never" }], ["./tests/e2e/hostile-reporter.ts"]],
+  // At the end, the spec files that took longest (where `npm test`'s time goes).
+  reportSlowTests: { max: 5, threshold: 20_000 },
   timeout: 30_000,
   expect: { timeout: 5_000 },
   use: {

@@ -16,8 +16,9 @@ export default getViteConfig({
   test: {
     environment: "node",
     testTimeout: 20_000,
-    // The default output, and a table of the hostile tries the tests made (tests/support/hostile.ts).
-    reporters: ["default", "./tests/support/hostile-reporter.ts"],
+    // The default output, a table of the hostile tries the tests made (tests/support/hostile.ts), and
+    // the slowest files.
+    reporters: ["default", "./tests/support/hostile-reporter.ts", "./tests/support/slowest-reporter.ts"],
     projects: [
       { extends: true, test: { name: "unit", include: ["tests/unit/**/*.test.ts", "src/**/*.test.ts"] } },
       { extends: true, test: { name: "integration", include: ["tests/integration/**/*.test.ts"] } },

@@ -2,7 +2,7 @@
  * What lets a visitor trust the site: the people behind the programs, a source for every figure,
  * and no control that does nothing. The site's content configures no hero video
  * (content/site.yaml, `heroVideo.wistiaMediaId` is empty), so the heroes show a still and no play
- * button; tests/unit/content-schema.test.ts builds a copy with the video configured and finds the
+ * button; tests/tooling/content-build.test.ts builds a copy with the video configured and finds the
  * button there. (The fixture site, fixture-site.ts, configures the OS page's video only.)
  */
 import { readdirSync, readFileSync } from "node:fs";

@@ -88,7 +88,7 @@ const UPSTREAM_REPOS = new Set(["supabase/auth", "supabase/cli", "supabase/stora
  */
 const NOT_FILES: Record<string, string> = {
   "content/lessons/growth-mindset/downloads/money-beliefs.pdf":
-    "the misspelt download tests/unit/content-schema.test.ts expects the build to name",
+    "the misspelt download tests/tooling/content-build.test.ts expects the build to name",
   "src/pages/portal.astro": "one of the two forms of the portal route tools/bench probes for",
 };
 
