@@ -61,15 +61,19 @@ describe("bench budgets", () => {
     expect(exitCode(results, { noFail: true })).toBe(0);
   });
 
-  it("only warns on big HTML, slow TBT and LCP; fails on Lighthouse scores and CLS", () => {
+  it("only warns on big HTML and slow TBT; fails on Lighthouse scores, CLS and LCP", () => {
     const warnOnly = checkBudgets({
       pages: [page("/", { html: { raw: 0, gzip: 20 * KB } })],
-      lighthouse: { results: [lhRow("/", { tbtMs: 80, lcpMs: 1400 })] },
+      lighthouse: { results: [lhRow("/", { tbtMs: 80 })] },
     });
     expect(status(warnOnly, "html-gzip")).toBe("WARN");
     expect(status(warnOnly, "tbt")).toBe("WARN");
-    expect(status(warnOnly, "lcp")).toBe("WARN");
+    expect(status(warnOnly, "lcp")).toBe("PASS");
     expect(exitCode(warnOnly)).toBe(0);
+
+    const slow = checkBudgets({ pages: [page("/")], lighthouse: { results: [lhRow("/", { lcpMs: 901 })] } });
+    expect(status(slow, "lcp")).toBe("FAIL");
+    expect(exitCode(slow)).toBe(1);
 
     const failing = checkBudgets({
       pages: [page("/")],
@@ -116,7 +120,7 @@ describe("bench budgets", () => {
     expect(onlyHome.find((r) => r.id === "lighthouse-coverage")?.offenders).toEqual(["/dmca"]);
   });
 
-  it("warns when a first screen needs more than 14 KB, and fails a deferred stylesheet that would never load", () => {
+  it("fails a first screen that needs more than 14 KB, and a deferred stylesheet that would never load", () => {
     const css = (withoutNoscript: string[] = [], withoutLoader: string[] = []) => ({
       inline: { raw: 0, gzip: 0 },
       critical: { raw: 0, gzip: 0 },
@@ -133,7 +137,7 @@ describe("bench budgets", () => {
         page("/apply", { css: css([], ["/_astro/site.css"]) }),
       ],
     });
-    expect(status(results, "first-screen")).toBe("WARN");
+    expect(status(results, "first-screen")).toBe("FAIL");
     expect(results.find((r) => r.id === "first-screen")?.offenders).toEqual([
       "/transformation 15.0 KB (ends at main>1)",
     ]);
