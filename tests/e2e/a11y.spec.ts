@@ -1,7 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
-import { expect, request, test } from "@playwright/test";
-import { sitemapPaths } from "./routes";
-import { LOCAL_SITE } from "./servers";
+import { expect, test } from "@playwright/test";
+import { readSitemap } from "./routes";
 
 type Result = Awaited<ReturnType<AxeBuilder["analyze"]>>["violations"][number];
 
@@ -31,22 +30,6 @@ const viewports = [
   { name: "desktop", width: 1280, height: 900 },
   { name: "mobile", width: 390, height: 844 },
 ];
-
-/**
- * The site's sitemap, read as this file loads so that each page is a test of its own (a sweep in one
- * test outgrew its budget on a slower machine); playwright.config.ts starts the site before any spec
- * loads. Without the site (`--list`), the error, for a test to report.
- */
-async function readSitemap(): Promise<string[] | Error> {
-  const context = await request.newContext({ baseURL: LOCAL_SITE });
-  try {
-    return await sitemapPaths(context);
-  } catch (error) {
-    return error instanceof Error ? error : new Error(String(error));
-  } finally {
-    await context.dispose();
-  }
-}
 
 const sitemap = await readSitemap();
 

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { request } from "@playwright/test";
 import { load } from "js-yaml";
+import { LOCAL_SITE } from "./servers";
 
 /**
  * Routes of the route table (docs/product.md, Screens and routes) that later issues build. The site links to
@@ -53,3 +55,19 @@ export const LEAD_PAGES = Object.entries(
     { embed: "consultation" | "booking" }
   >,
 ).map(([id, page]) => ({ path: `/${id}`, embed: page.embed }));
+
+/**
+ * The site's sitemap, read as this file loads so that each page is a test of its own (a sweep in one
+ * test outgrew its budget on a slower machine); playwright.config.ts starts the site before any spec
+ * loads. Without the site (`--list`), the error, for a test to report.
+ */
+export async function readSitemap(): Promise<string[] | Error> {
+  const context = await request.newContext({ baseURL: LOCAL_SITE });
+  try {
+    return await sitemapPaths(context);
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  } finally {
+    await context.dispose();
+  }
+}
