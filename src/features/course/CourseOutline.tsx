@@ -4,6 +4,7 @@
  * or opening on a later day (cohort programs). Built with the outline (public, from content/) and
  * no progress; the progress and the access arrive from the stores the page's script fills.
  */
+import { useMemo } from "react";
 import { useAtom } from "~/lib/useAtom";
 import { $auth } from "~/stores/session";
 import { $orders, $progress, LOADING } from "~/features/portal/store";
@@ -16,23 +17,29 @@ import {
   isOpen,
   lessonCount,
   type OutlineLesson,
+  opensLabel,
+  opensLater,
   paymentPending,
   type OutlineModule,
+  type PackedModule,
   progressMap,
   type ProgressMap,
-  unlockDay,
+  unpackModules,
 } from "./logic";
 import { $access } from "./store";
 import { BuyLinks, CheckIcon, LockIcon } from "./ui";
 
 export interface CourseOutlineProps {
-  program: { name: string; checkoutKey: string; priceCents: number; page: string };
-  modules: OutlineModule[];
+  /** `id`: the program's content id, of which its lessons' ids and addresses are made. */
+  program: { id: string; name: string; checkoutKey: string; priceCents: number; page: string };
+  /** The curriculum, packed by packModules (./logic.ts). */
+  modules: PackedModule[];
   /** The business's time zone (content/site.yaml), in which unlock days begin. */
   timeZone: string;
 }
 
-export default function CourseOutline({ program, modules, timeZone }: CourseOutlineProps) {
+export default function CourseOutline({ program, modules: packed, timeZone }: CourseOutlineProps) {
+  const modules = useMemo(() => unpackModules(program.id, packed), [program.id, packed]);
   const auth = useAtom($auth, AUTH_LOADING);
   const progress = useAtom($progress, LOADING);
   const access = useAtom($access, LOADING);
@@ -40,9 +47,9 @@ export default function CourseOutline({ program, modules, timeZone }: CourseOutl
   const done = progress.status === "ready" ? progressMap(progress.data) : null;
   const startDay = access.status === "ready" ? access.data.startDay : undefined;
   const owned = startDay !== undefined && startDay !== null;
-  const opensOn = (lesson: OutlineLesson) => (owned ? unlockDay(startDay, lesson.unlockWeek) : null);
+  const opensOn = (lesson: OutlineLesson) => opensLater(lesson, startDay, timeZone);
   const summary = done ? courseProgress(lessons, done) : null;
-  const firstOpen = lessons.find((l) => isOpen(opensOn(l), timeZone));
+  const firstOpen = lessons.find((l) => opensOn(l) === null);
   const cohortStart = owned && lessons.some((l) => l.unlockWeek !== null) ? startDay : null;
 
   return (
@@ -87,7 +94,7 @@ export default function CourseOutline({ program, modules, timeZone }: CourseOutl
       <ol className="space-y-8" aria-label="Modules">
         {modules.map((module) => (
           <li key={module.number}>
-            <Module module={module} done={done} opensOn={opensOn} timeZone={timeZone} owned={owned} />
+            <Module module={module} done={done} opensOn={opensOn} owned={owned} />
           </li>
         ))}
       </ol>
@@ -162,13 +169,12 @@ function Module({
   module,
   done,
   opensOn,
-  timeZone,
   owned,
 }: {
   module: OutlineModule;
   done: ProgressMap | null;
+  /** The day a lesson opens, while it is ahead; null once it is open. */
   opensOn: (lesson: OutlineLesson) => string | null;
-  timeZone: string;
   owned: boolean;
 }) {
   const finished = done ? module.lessons.filter((l) => done.get(l.id)?.completed).length : null;
@@ -189,37 +195,45 @@ function Module({
       <ol className="divide-y divide-white/5">
         {module.lessons.map((lesson) => {
           const complete = !!done?.get(lesson.id)?.completed;
+          // A lesson whose week is ahead is no link: there is nothing to open yet (the database
+          // returns no text before that day). Its day is said in words, the lock is decoration.
           const day = opensOn(lesson);
-          const locked = owned && !isOpen(day, timeZone);
+          const row = "flex items-start gap-4 p-5 sm:px-6";
+          const content = (
+            <>
+              <span
+                aria-hidden="true"
+                className={`mt-0.5 flex size-7 shrink-0 items-center justify-center rounded-full text-xs font-bold ${
+                  complete ? "bg-green-500 text-slate-950" : "border border-white/20 text-slate-300"
+                }`}
+              >
+                {complete ? <CheckIcon /> : day ? <LockIcon /> : lesson.position}
+              </span>
+              <span className="min-w-0 flex-1">
+                <span className={`block font-medium ${day ? "text-slate-200" : "text-white"}`}>{lesson.title}</span>
+                <span className="mt-1 block text-sm leading-6 text-slate-300">{lesson.summary}</span>
+                <span className="mt-2 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs font-semibold text-slate-300">
+                  <span>{formatDuration(lesson.duration)}</span>
+                  {complete ? (
+                    <span className="text-green-300">Completed</span>
+                  ) : day ? (
+                    <span className="text-amber-200">{opensLabel(day)}</span>
+                  ) : lesson.freePreview && !owned ? (
+                    <span className="text-sky-300">Free preview</span>
+                  ) : null}
+                </span>
+              </span>
+            </>
+          );
           return (
             <li key={lesson.id}>
-              <a
-                href={lesson.href}
-                className="flex items-start gap-4 p-5 hover:bg-white/5 focus-visible:bg-white/5 sm:px-6"
-              >
-                <span
-                  aria-hidden="true"
-                  className={`mt-0.5 flex size-7 shrink-0 items-center justify-center rounded-full text-xs font-bold ${
-                    complete ? "bg-green-500 text-slate-950" : "border border-white/20 text-slate-300"
-                  }`}
-                >
-                  {complete ? <CheckIcon /> : locked ? <LockIcon /> : lesson.position}
-                </span>
-                <span className="min-w-0 flex-1">
-                  <span className="block font-medium text-white">{lesson.title}</span>
-                  <span className="mt-1 block text-sm leading-6 text-slate-300">{lesson.summary}</span>
-                  <span className="mt-2 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs font-semibold text-slate-300">
-                    <span>{formatDuration(lesson.duration)}</span>
-                    {complete ? (
-                      <span className="text-green-300">Completed</span>
-                    ) : locked && day ? (
-                      <span className="text-amber-200">Opens {formatDay(day)}</span>
-                    ) : lesson.freePreview && !owned ? (
-                      <span className="text-sky-300">Free preview</span>
-                    ) : null}
-                  </span>
-                </span>
-              </a>
+              {day ? (
+                <div className={row}>{content}</div>
+              ) : (
+                <a href={lesson.href} className={`${row} hover:bg-white/5 focus-visible:bg-white/5`}>
+                  {content}
+                </a>
+              )}
             </li>
           );
         })}

@@ -10,11 +10,16 @@ import {
   lessonCount,
   lessonHref,
   neighbours,
+  opensLabel,
+  opensLater,
   type OutlineLesson,
+  type OutlineModule,
+  packModules,
   paymentPending,
   progressMap,
   resumeAt,
   unlockDay,
+  unpackModules,
 } from "./logic";
 
 const lesson = (id: string, module: number, position: number, unlockWeek: number | null = null): OutlineLesson => ({
@@ -136,11 +141,78 @@ describe("cohort unlock days (the rule of lesson_unlocks_at in the member-area m
   });
 });
 
+describe("a locked lesson, as the outline and a lesson's module list show it", () => {
+  const START = "2027-01-11";
+  // Noon in Chicago on the Sunday before the cohort starts, and on its first day.
+  const SUNDAY = new Date("2027-01-10T18:00:00Z");
+  const MONDAY = new Date("2027-01-11T18:00:00Z");
+  const week = (unlockWeek: number | null, freePreview = false) => ({ unlockWeek, freePreview });
+
+  it("is a cohort lesson before its week: it gives the day it opens, from the cohort's start", () => {
+    expect(opensLater(week(1), START, "America/Chicago", SUNDAY)).toBe("2027-01-11");
+    expect(opensLater(week(5), START, "America/Chicago", SUNDAY)).toBe("2027-02-08");
+    expect(opensLater(week(5), START, "America/Chicago", MONDAY)).toBe("2027-02-08");
+  });
+
+  it("is open from the first moment of its day in the business's time zone", () => {
+    expect(opensLater(week(1), START, "America/Chicago", MONDAY)).toBeNull();
+    // 05:30 UTC on the 11th is still the 10th in Chicago; 06:00 UTC is midnight there.
+    expect(opensLater(week(1), START, "America/Chicago", new Date("2027-01-11T05:30:00Z"))).toBe("2027-01-11");
+    expect(opensLater(week(1), START, "America/Chicago", new Date("2027-01-11T06:00:00Z"))).toBeNull();
+  });
+
+  it("is never a lesson without a week (the orientation) nor a free preview, which the database opens to all", () => {
+    expect(opensLater(week(null), START, "America/Chicago", SUNDAY)).toBeNull();
+    expect(opensLater(week(3, true), START, "America/Chicago", SUNDAY)).toBeNull();
+  });
+
+  it("is never locked without the customer's start day: not theirs, or not known yet", () => {
+    expect(opensLater(week(5), null, "America/Chicago", SUNDAY)).toBeNull();
+    expect(opensLater(week(5), undefined, "America/Chicago", SUNDAY)).toBeNull();
+  });
+
+  it("says the day in full", () => {
+    expect(opensLabel("2027-01-11")).toBe("Opens Monday, January 11, 2027");
+  });
+});
+
 describe("video resume", () => {
   it("resumes at the saved second, from the start when nothing is saved or the video was watched to its end", () => {
     expect(resumeAt(95.7, 308)).toBe(95);
     expect(resumeAt(0, 308)).toBe(0);
     expect(resumeAt(305, 308)).toBe(0);
     expect(resumeAt(120, null)).toBe(120);
+  });
+});
+
+describe("packModules and unpackModules", () => {
+  const modules: OutlineModule[] = [
+    {
+      number: 1,
+      label: "Orientation",
+      title: "Start here",
+      description: "How the program runs.",
+      lessons: [
+        lesson("welcome", 1, 1),
+        { ...lesson("first-call", 1, 2, 3), freePreview: true, hasVideo: true, downloads: 2 },
+      ],
+    },
+    { number: 2, label: "Module 2", title: "Clients", description: "Who you serve.", lessons: [lesson("niche", 2, 1)] },
+    { number: 3, label: "Weeks 3-4", title: "Systems", description: "How it runs.", lessons: [lesson("crm", 3, 1)] },
+  ];
+
+  it("give back the modules the page built, with ids, addresses and places made again", () => {
+    expect(unpackModules("growth-mindset", packModules(modules))).toEqual(modules);
+  });
+
+  it("leave out what the ids, addresses and usual values say again", () => {
+    const packed = packModules(modules);
+    expect(packed.map((m) => m.label)).toEqual(["Orientation", undefined, "Weeks 3-4"]);
+    expect(packed[1]!.lessons[0]).toEqual({
+      slug: "niche",
+      title: "Lesson niche",
+      summary: "What the lesson gives the advisor, in a sentence or two.",
+      duration: 12,
+    });
   });
 });

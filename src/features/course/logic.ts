@@ -48,6 +48,72 @@ export interface OutlineModule {
   lessons: OutlineLesson[];
 }
 
+/**
+ * A module as a page hands it to its island, in the page's HTML: without what the lesson's program,
+ * slug and place in the list say again (id, address, module, position), and without the fields
+ * left at their usual value (the label "Module <n>", no preview, no unlock week, no video, no
+ * files), so the course outline's first screen fits in 14 KB. `unpackModules` gives the modules
+ * back as they were.
+ */
+export interface PackedModule {
+  label?: string;
+  title: string;
+  description: string;
+  lessons: {
+    slug: string;
+    title: string;
+    summary: string;
+    duration: number;
+    freePreview?: true;
+    unlockWeek?: number;
+    hasVideo?: true;
+    downloads?: number;
+  }[];
+}
+
+/** The modules packed for an island (see PackedModule). */
+export function packModules(modules: readonly OutlineModule[]): PackedModule[] {
+  return modules.map(({ number, label, title, description, lessons }) => ({
+    ...(label !== `Module ${number}` && { label }),
+    title,
+    description,
+    lessons: lessons.map((l) => ({
+      slug: l.slug,
+      title: l.title,
+      summary: l.summary,
+      duration: l.duration,
+      ...(l.freePreview && { freePreview: true as const }),
+      ...(l.unlockWeek !== null && { unlockWeek: l.unlockWeek }),
+      ...(l.hasVideo && { hasVideo: true as const }),
+      ...(l.downloads > 0 && { downloads: l.downloads }),
+    })),
+  }));
+}
+
+/** The modules of `program` as packModules packed them. */
+export function unpackModules(program: string, packed: readonly PackedModule[]): OutlineModule[] {
+  return packed.map(({ label, title, description, lessons }, index) => ({
+    number: index + 1,
+    label: label ?? `Module ${index + 1}`,
+    title,
+    description,
+    lessons: lessons.map((l, position) => ({
+      id: `${program}/${l.slug}`,
+      slug: l.slug,
+      href: lessonHref(program, l.slug),
+      title: l.title,
+      summary: l.summary,
+      duration: l.duration,
+      module: index + 1,
+      position: position + 1,
+      freePreview: l.freePreview ?? false,
+      unlockWeek: l.unlockWeek ?? null,
+      hasVideo: l.hasVideo ?? false,
+      downloads: l.downloads ?? 0,
+    })),
+  }));
+}
+
 /** A row of lesson_progress as the portal reads it. */
 export interface ProgressRow {
   lesson_id: string;
@@ -111,6 +177,27 @@ export function unlockDay(startDay: string, unlockWeek: number | null): string |
 export function isOpen(day: string | null, timeZone: string, now: Date = new Date()): boolean {
   return day === null || dayIn(timeZone, now) >= day;
 }
+
+/**
+ * The day a lesson opens for a customer whose course counts from `startDay`, while that day is
+ * still ahead at `now`: the rule `can_read_lesson` enforces (a free preview is open to every
+ * signed-in customer; a cohort lesson from its week, counted as `lesson_unlocks_at` counts it).
+ * Null when the lesson is open now, or when there is no day to count from (the program is not on
+ * the account, or the access has not arrived): then the lesson is no cohort's to lock.
+ */
+export function opensLater(
+  lesson: Pick<OutlineLesson, "freePreview" | "unlockWeek">,
+  startDay: string | null | undefined,
+  timeZone: string,
+  now: Date = new Date(),
+): string | null {
+  if (!startDay || lesson.freePreview) return null;
+  const day = unlockDay(startDay, lesson.unlockWeek);
+  return isOpen(day, timeZone, now) ? null : day;
+}
+
+/** What a locked lesson says, wherever it is listed: "Opens Monday, January 11, 2027". */
+export const opensLabel = (day: string) => `Opens ${formatDay(day)}`;
 
 /** The lesson before and after `id` in course order (across modules). */
 export function neighbours(lessons: readonly OutlineLesson[], id: string) {
