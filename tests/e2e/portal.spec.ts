@@ -1,14 +1,16 @@
 /**
  * /portal against the local stack (docs/product.md, Screens and routes: Portal, States and transitions, Roles and permissions): a new customer per test,
  * made by the service role with orders in every status, signed in through /login. The welcome,
- * the stat tiles, My Courses (Active, Processing, a refunded program gone), the empty state, the
- * Account menu by keyboard, logout, the guard and its way back, the loading state the page is
+ * the stat tiles, My Courses (Active, Processing, a refunded or disputed program listed as such,
+ * with the day, and no way in), where a course card opens (the first lesson, the lesson where the
+ * customer stopped, the next one not done, the outline once all is done), the empty state only
+ * for a customer who never had a program, the Account menu by keyboard, logout, the guard and its way back, the loading state the page is
  * built with, valid HTML and axe.
  */
 import { expect, type Page, test } from "@playwright/test";
 import { HtmlValidate } from "html-validate";
 import { axeViolations } from "./axe";
-import { createCustomer, type OrderSeed, signIn } from "./customers";
+import { createCustomer, type OrderSeed, serviceClient, signIn } from "./customers";
 
 const PORTAL_PAGES = ["/portal", "/portal/settings", "/portal/settings/purchase-history"];
 
@@ -20,6 +22,20 @@ const EVERY_STATUS: OrderSeed[] = [
   { product: "OS_ACCELERATOR", status: "refunded", cents: 299_900, daysAgo: 10 },
   { product: "GROWTH_MINDSET", status: "completed", cents: 30_000, daysAgo: 30 },
 ];
+
+const GROWTH = "/portal/courses/growth-mindset";
+
+/** Today in en-US, as the portal writes a day ("Dec 3, 2026"), in this machine's time zone, the browser's. */
+const today = () =>
+  new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", year: "numeric" }).format(new Date());
+
+/** Writes a customer's progress in a Growth Mindset lesson, as the lesson page does (one upsert). */
+async function progress(userId: string, slug: string, fields: { completed?: boolean; video_position?: number }) {
+  const { error } = await serviceClient()
+    .from("lesson_progress")
+    .upsert({ user_id: userId, lesson_id: `growth-mindset/${slug}`, ...fields }, { onConflict: "user_id,lesson_id" });
+  expect(error).toBeNull();
+}
 
 /** The stat tile of that name: its value. */
 const stat = (page: Page, name: string) =>
@@ -46,24 +62,29 @@ test("shows the welcome, the stats and My Courses for orders in every status", a
   const courses = page.locator("section", { has: page.getByRole("heading", { name: "My Courses" }) });
   const owned = courses.getByRole("article");
   await expect(owned).toHaveCount(1);
-  await expect(owned.getByRole("link", { name: "Growth Mindset Mastery" })).toHaveAttribute(
-    "href",
-    "/portal/courses/growth-mindset",
-  );
+  // The course opens in the member area at its first lesson: nothing done yet.
+  const card = owned.getByRole("link", { name: "Growth Mindset Mastery" });
+  await expect(card).toHaveAttribute("href", `${GROWTH}/find-your-production-ceiling-belief`);
+  await expect(card).toHaveAccessibleDescription("Start course");
   await expect(owned.getByText("Active", { exact: true })).toBeVisible();
-  // The course opens in the member area, with the customer's progress: nothing done yet.
   await expect(owned).toContainText("0 of 18 lessons");
   await expect(owned).toContainText("Start course →");
   await expect(stat(page, "Lessons completed")).toHaveText("0 of 18");
   await expect(owned.locator("img")).toHaveAttribute("src", "/images/programs/growth-mindset.svg");
   await expect(owned).toContainText("Rewire the beliefs");
 
-  // The pending order is Processing, apart and without a link; refunded, canceled and failed are nowhere.
+  // The pending order is Processing, apart and without a link. The refunded program stays, apart,
+  // said to be refunded and when, without a link; the canceled and failed orders of it add nothing.
   const awaiting = courses.getByRole("listitem").filter({ hasText: "AI Advisor Accelerator" });
   await expect(awaiting).toContainText("Processing");
   await expect(awaiting.getByRole("link")).toHaveCount(0);
   await expect(courses.getByRole("heading", { name: "Awaiting payment confirmation" })).toBeVisible();
-  await expect(courses).not.toContainText("Advisor OS Accelerator");
+  await expect(courses.getByRole("heading", { name: "Refunds and disputes" })).toBeVisible();
+  const refunded = courses.getByRole("listitem").filter({ hasText: "Advisor OS Accelerator" });
+  await expect(refunded).toHaveCount(1);
+  await expect(refunded).toContainText(`Refunded on ${today()}`);
+  await expect(refunded).toContainText("access ended");
+  await expect(refunded.getByRole("link")).toHaveCount(0);
 
   const main = page.getByRole("main");
   await expect(main.getByRole("link", { name: /Contact & Settings/ })).toHaveAttribute("href", "/portal/settings");
@@ -77,12 +98,100 @@ test("shows the welcome, the stats and My Courses for orders in every status", a
     .poll(() => page.evaluate(() => performance.getEntriesByName("portal-data-shown", "mark").length))
     .toBe(1);
 
-  await page.getByRole("link", { name: "Growth Mindset Mastery" }).click();
-  await expect(page).toHaveURL(/\/portal\/courses\/growth-mindset$/);
-  await expect(page.getByRole("link", { name: "Start", exact: true })).toHaveAttribute(
-    "href",
-    "/portal/courses/growth-mindset/find-your-production-ceiling-belief",
-  );
+  await card.click();
+  await expect(page).toHaveURL(/\/portal\/courses\/growth-mindset\/find-your-production-ceiling-belief$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Find the belief behind your production ceiling");
+});
+
+test("Continue course opens the lesson where the customer stopped, else the next one not done; the outline once all are", async ({
+  page,
+}) => {
+  const customer = await createCustomer({
+    orders: [{ product: "GROWTH_MINDSET", status: "completed", cents: 30_000 }],
+  });
+  // Progress as the lesson pages write it, one after another: module 1's first two lessons done,
+  // then the video of module 2's first lesson watched to 1:35 (the third lesson left for later).
+  await progress(customer.id, "find-your-production-ceiling-belief", { completed: true });
+  await progress(customer.id, "put-money-beliefs-on-trial", { completed: true });
+  await progress(customer.id, "name-your-call-reluctance", { video_position: 95 });
+  await signIn(page, customer);
+  await expect(page).toHaveURL(/\/portal$/);
+
+  const tile = page.getByRole("article").filter({ hasText: "Growth Mindset Mastery" });
+  const card = tile.getByRole("link", { name: "Growth Mindset Mastery" });
+  await expect(tile).toContainText("2 of 18 lessons");
+  await expect(tile).toContainText("Continue course →");
+  await expect(card).toHaveAccessibleDescription("Continue course");
+  await expect(card).toHaveAttribute("href", `${GROWTH}/name-your-call-reluctance`);
+  await card.click();
+  await expect(page).toHaveURL(/\/growth-mindset\/name-your-call-reluctance$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Name the kind of call reluctance you have");
+
+  // That lesson done: the first one in course order not done, the one skipped.
+  await progress(customer.id, "name-your-call-reluctance", { completed: true });
+  await page.goto("/portal");
+  await expect(card).toHaveAttribute("href", `${GROWTH}/score-your-top-producer-week`);
+  await card.click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Score yourself like a top producer every week");
+
+  // Every lesson done: the course's outline, which says so.
+  const { data: lessons } = await serviceClient()
+    .from("course_lessons")
+    .select("id")
+    .eq("product_key", "GROWTH_MINDSET")
+    .is("removed_at", null);
+  expect(lessons!.length).toBe(18);
+  for (const { id } of lessons!) await progress(customer.id, id.slice("growth-mindset/".length), { completed: true });
+  await page.goto("/portal");
+  await expect(tile).toContainText("18 of 18 lessons");
+  await expect(card).toHaveAttribute("href", GROWTH);
+  await expect(tile).toContainText("Continue course →");
+});
+
+test("a customer whose only program was refunded, and one whose payment is disputed, see each listed as such, never 'no programs yet'", async ({
+  page,
+}) => {
+  const customer = await createCustomer({
+    orders: [
+      { product: "OS_ACCELERATOR", status: "refunded", cents: 299_900, daysAgo: 12 },
+      { product: "GROWTH_MINDSET", status: "disputed", cents: 30_000, daysAgo: 20 },
+      { product: "OS_ACCELERATOR", status: "canceled", cents: 299_900, daysAgo: 14 },
+    ],
+  });
+  await signIn(page, customer);
+  await expect(page).toHaveURL(/\/portal$/);
+  const courses = page.locator("section", { has: page.getByRole("heading", { name: "My Courses" }) });
+  await expect(courses.getByRole("heading", { name: "Refunds and disputes" })).toBeVisible();
+  await expect(page.getByText("You don’t have any programs yet.")).toHaveCount(0);
+  await expect(courses.getByText("No active programs yet.")).toBeVisible();
+  await expect(courses.getByRole("article")).toHaveCount(0);
+  await expect(courses.getByRole("link", { name: /Advisor OS Accelerator|Growth Mindset Mastery/ })).toHaveCount(0);
+
+  const refunded = courses.getByRole("listitem").filter({ hasText: "Advisor OS Accelerator" });
+  await expect(refunded).toContainText(`Refunded on ${today()}`);
+  await expect(refunded).toContainText("access ended");
+  await expect(refunded.locator("time")).toHaveAttribute("datetime", /^\d{4}-\d\d-\d\dT/);
+  const disputed = courses.getByRole("listitem").filter({ hasText: "Growth Mindset Mastery" });
+  await expect(disputed).toContainText(`Payment disputed on ${today()}`);
+  await expect(disputed).toContainText("access paused during the dispute");
+  // Nothing owned, nothing invested, no lessons to count: "0", not "0 of 0".
+  await expect(stat(page, "Programs owned")).toHaveText("0");
+  await expect(stat(page, "Total invested")).toHaveText("$0");
+  await expect(stat(page, "Lessons completed")).toHaveText("0");
+  expect(await axeViolations(page)).toEqual([]);
+
+  // Purchase history says when, and its names lead to the program on My Courses (the canceled checkout's does not).
+  await page.goto("/portal/settings/purchase-history");
+  const rows = page.getByRole("main").locator("li[data-order]");
+  await expect(rows).toHaveCount(3);
+  await expect(rows.nth(0)).toContainText(`Refunded on ${today()}`);
+  await expect(rows.nth(1)).not.toContainText("Refunded on");
+  await expect(rows.nth(1).getByRole("heading", { level: 3 }).getByRole("link")).toHaveCount(0);
+  await expect(rows.nth(2)).toContainText(`Payment disputed on ${today()}`);
+  await rows.nth(2).getByRole("link", { name: "Growth Mindset Mastery" }).click();
+  await expect(page).toHaveURL(/\/portal#program-growth-mindset$/);
+  await expect(disputed).toBeFocused();
+  await expect(disputed).toBeInViewport();
 });
 
 test("greets by the profile's first name; a first visit says Welcome and where the new program is", async ({

@@ -1,7 +1,8 @@
 /**
  * /portal/settings/purchase-history against the local stack (docs/product.md, Screens and routes: Portal, Entities and fields, States and transitions,
  * §8): every order newest first with its program's name and image, order reference, date and
- * amount; the status badges' labels and colours; Stripe's receipt where there is one; an unknown
+ * amount; the status badges' labels and colours; when a refund happened; each program's name leading
+ * to it on My Courses; Stripe's receipt where there is one; an unknown
  * program; the empty state; a failed fetch logged and told calmly; nothing cut at 390 px; axe.
  */
 import { orderReference } from "../../functions/_shared/order-reference.ts";
@@ -51,7 +52,12 @@ test("lists every order newest first, with its program, date, amount and a colou
   for (const [i, [name, daysAgo, amount, label, tone, image]] of expected.entries()) {
     const row = rows(page).nth(i);
     await expect(row.getByRole("heading", { level: 3 })).toHaveText(name);
-    await expect(row.locator("time")).toHaveText(shortDate(daysAgo));
+    // A canceled or failed checkout never put its program on My Courses: its name leads nowhere.
+    await expect(row.getByRole("heading", { level: 3 }).getByRole("link")).toHaveCount(
+      label === "Canceled" || label === "Failed" ? 0 : 1,
+    );
+    // The order's day first (a refunded order's refund day follows it).
+    await expect(row.locator("time").first()).toHaveText(shortDate(daysAgo));
     await expect(row).toContainText(amount);
     await expect(row.locator("img")).toHaveAttribute("src", image);
     const badge = row.locator("[data-tone]");
@@ -116,9 +122,19 @@ test("shows each order's reference, amount and status, refunded too, and Stripe'
     ["Advisor OS Accelerator", os!, "$2,999", "Refunded", "https://pay.stripe.com/receipts/payment/e2e-receipt-os"],
     ["Growth Mindset Mastery", growth!, "$300", "Completed", receipt],
   ] as const;
+  const programOnMyCourses = {
+    "AI Advisor Accelerator": "/portal#program-ai-accelerator",
+    "Advisor OS Accelerator": "/portal#program-os-accelerator",
+    "Growth Mindset Mastery": "/portal#program-growth-mindset",
+  };
   for (const [i, [name, reference, amount, status, receiptUrl]] of expected.entries()) {
     const row = rows(page).nth(i);
     await expect(row.getByRole("heading", { level: 3 })).toHaveText(name);
+    // The name leads to the program on My Courses, a refunded one too (listed there as refunded).
+    await expect(row.getByRole("link", { name, exact: true })).toHaveAttribute("href", programOnMyCourses[name]);
+    // The refund's day (the order was refunded as it was recorded here: today); no other row has one.
+    if (status === "Refunded") await expect(row).toContainText(`Refunded on ${shortDate(0)}`);
+    else await expect(row).not.toContainText("Refunded on");
     expect(reference).toMatch(/^[0-9A-F]{8}$/);
     await expect(row.getByText(`Order ${reference}`, { exact: true })).toBeVisible();
     await expect(row).toContainText(amount);
@@ -195,7 +211,9 @@ test("at 390 px nothing is cut: every order's name, reference, date, amount, sta
     }),
   );
   expect(cut).toEqual([]);
-  for (const label of ["Refunded", "Completed", "Pending"]) await expect(rows(page).getByText(label)).toBeVisible();
+  for (const label of ["Refunded", "Completed", "Pending"])
+    await expect(rows(page).getByText(label, { exact: true })).toBeVisible();
+  await expect(rows(page).getByText(/^Refunded on /)).toBeVisible();
 });
 
 test("names a purchase of a program the catalogue does not know 'Course Purchase'", async ({ page }) => {

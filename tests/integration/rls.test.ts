@@ -97,6 +97,45 @@ describe.each(BACKENDS)("on $name", (backend) => {
       expect(rows).toEqual([{ status: "pending" }]);
     });
 
+    it("a user reads when their order was refunded: the database stamps each kept change of status, and nothing else moves it", async () => {
+      const id = "cs_test_a_refund";
+      await db.exec(`
+        insert into public.stripe_orders (checkout_session_id, customer_id, product_key, amount_subtotal, amount_total, currency, payment_status, status, created_at, status_changed_at)
+        values ('${id}', 'cus_A1', 'OS_ACCELERATOR', 299900, 299900, 'usd', 'paid', 'completed', '2026-11-01T00:00:00Z', '2026-11-01T00:00:00Z');
+      `);
+      const seen = (claims: Claims) =>
+        probe(
+          claims,
+          `select order_status::text as status, status_changed_at = '2026-11-01T00:00:00Z'::timestamptz as as_bought,
+             status_changed_at > now() - interval '1 minute' as just_now
+           from public.stripe_user_orders where checkout_session_id = '${id}'`,
+        );
+      const write = (sql: string) =>
+        probe(service, `update public.stripe_orders set ${sql} where checkout_session_id = '${id}' returning id`);
+      try {
+        expect(await seen(userA)).toEqual([{ status: "completed", as_bought: true, just_now: false }]);
+        // Another column, the column itself, a step back the order refuses: the day stays.
+        await write("receipt_url = 'https://pay.stripe.com/receipts/payment/x'");
+        await write("status_changed_at = '2020-01-01T00:00:00Z'");
+        await write("status = 'pending', payment_status = 'unpaid'");
+        expect(await seen(userA)).toEqual([{ status: "completed", as_bought: true, just_now: false }]);
+        // The user may not write it either.
+        expect(
+          await probe(
+            userA,
+            `update public.stripe_orders set status_changed_at = now() where checkout_session_id = '${id}' returning id`,
+          ),
+        ).toEqual("refused");
+        // The refund (charge.refunded, recorded by the service role): now.
+        await write("status = 'refunded'");
+        expect(await seen(userA)).toEqual([{ status: "refunded", as_bought: false, just_now: true }]);
+        expect(await seen(userB)).toEqual([]);
+        expect(await seen(anon)).toEqual("refused");
+      } finally {
+        await db.exec(`delete from public.stripe_orders where checkout_session_id = '${id}'`);
+      }
+    });
+
     it("a user uploads their own avatar, declared as an image, and nothing else", async () => {
       // Storage's permission check writes the row as the uploader with the declared type in metadata.
       const upload = (name: string, mimetype: string) =>

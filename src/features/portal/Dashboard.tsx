@@ -1,29 +1,38 @@
 /**
  * /portal (docs/product.md, Portal): the welcome (by first name once the profile has one; on a
  * first visit "Welcome", with where the new program is), the stat tiles (programs owned, total
- * invested, lessons completed, member since), My Courses (each opening its course, with the
- * customer's progress) and the tiles to settings and purchase history. Built with its loading
+ * invested, lessons completed, member since), My Courses (each opening the lesson to resume, with
+ * the customer's progress; a program refunded or held by a payment dispute stays listed, saying so
+ * and when, without a way in) and the tiles to settings and purchase history. Built with its loading
  * state (skeletons); the data comes from the portal store, which the page starts fetching before
  * this island hydrates.
  */
-import { useEffect, useSyncExternalStore } from "react";
+import { useEffect, useId, useSyncExternalStore } from "react";
 import { $auth } from "~/stores/session";
 import { lessonCount } from "~/features/course/logic";
 import { dayIn, formatDay } from "@advisor-accelerator/shared/cohort.ts";
 import { Badge, EmptyState, LoadingNote, Panel, ProgressBar, Skeleton } from "~/components/ui/panel";
 import {
+  courseAnchor,
+  courseLink,
+  courseStarted,
   emailLocalPart,
+  endedNote,
   firstVisitNote,
   greetingName,
+  hasAnyCourse,
   isFirstVisit,
   lessonsDone,
+  lessonsTile,
   memberSince,
   myCourses,
   portalProgress,
   portalStats,
   welcomeHeading,
   type CourseCard,
+  type MyCourses,
   type PortalProgram,
+  type ResumeRow,
 } from "./logic";
 import { $orders, $profile, $progress, LOADING, markPortalDataShown } from "./store";
 import { AUTH_LOADING, Avatar } from "./ui";
@@ -58,6 +67,15 @@ export default function Dashboard({ programs, timeZone }: Props) {
   useEffect(() => {
     if (orders.status === "ready" && profile.status === "ready") markPortalDataShown();
   }, [orders.status, profile.status]);
+
+  // Purchase history links to a program's card (/portal#program-…), which exists once the orders
+  // are here: then the card takes the focus, as the address asked, and so scrolls into view.
+  const ordersReady = orders.status === "ready";
+  useEffect(() => {
+    if (!ordersReady || !window.location.hash) return;
+    const target = document.getElementById(decodeURIComponent(window.location.hash.slice(1)));
+    if (target?.closest("#my-courses")) target.focus();
+  }, [ordersReady]);
 
   const name = emailLocalPart(user?.email);
   const fullName = profile.status === "ready" ? profile.data?.full_name?.trim() : undefined;
@@ -122,7 +140,7 @@ export default function Dashboard({ programs, timeZone }: Props) {
           />
           <StatTile
             label="Lessons completed"
-            value={learned ? `${learned.done} of ${learned.total}` : null}
+            value={learned ? lessonsTile(learned) : null}
             failed={orders.status === "error" || progress.status === "error"}
           />
           <StatTile label="Member since" value={user ? since || "—" : null} />
@@ -133,7 +151,7 @@ export default function Dashboard({ programs, timeZone }: Props) {
         <h2 id="courses-heading" className="text-2xl font-bold tracking-tight text-white">
           My Courses
         </h2>
-        <div className="mt-6">
+        <div id="my-courses" className="mt-6">
           {orders.status === "loading" && <CoursesSkeleton />}
           {orders.status === "error" && (
             <Panel as="p" className="p-6 text-slate-300">
@@ -168,7 +186,7 @@ export default function Dashboard({ programs, timeZone }: Props) {
 }
 
 /** A first visit's line under the welcome: their account is ready, and where their program is. */
-function FirstVisitNote({ courses }: { courses: { active: CourseCard[]; processing: CourseCard[] } }) {
+function FirstVisitNote({ courses }: { courses: MyCourses }) {
   const note = firstVisitNote(courses);
   const link = "font-semibold text-violet-300 underline underline-offset-4 hover:text-white";
   return (
@@ -230,20 +248,11 @@ function CoursesSkeleton() {
 }
 
 /** The customer's progress rows; null while they load, "error" when they could not be. */
-type Rows = { lesson_id: string; completed: boolean }[] | null | "error";
+type Rows = ResumeRow[] | null | "error";
 
-function Courses({
-  active,
-  processing,
-  progress,
-  timeZone,
-}: {
-  active: CourseCard[];
-  processing: CourseCard[];
-  progress: Rows;
-  timeZone: string;
-}) {
-  if (active.length === 0 && processing.length === 0) {
+function Courses({ progress, timeZone, ...courses }: MyCourses & { progress: Rows; timeZone: string }) {
+  const { active, processing, ended } = courses;
+  if (!hasAnyCourse(courses)) {
     return (
       <EmptyState
         title="You don’t have any programs yet."
@@ -276,7 +285,14 @@ function Courses({
           <p className="mt-1 text-sm text-slate-300">These open here as soon as your payment is confirmed.</p>
           <ul className="mt-4 space-y-3">
             {processing.map((course) => (
-              <Panel as="li" muted key={course.key} className="flex items-center gap-4 p-4">
+              <Panel
+                as="li"
+                muted
+                key={course.key}
+                id={courseAnchor(course.key)}
+                tabIndex={-1}
+                className="flex items-center gap-4 p-4 focus-visible:outline-2 focus-visible:outline-sky-400"
+              >
                 {course.image ? (
                   <img src={course.image} alt="" width={40} height={40} className="size-10 shrink-0 rounded-lg" />
                 ) : (
@@ -289,17 +305,71 @@ function Courses({
           </ul>
         </div>
       )}
+      {ended.length > 0 && (
+        <div>
+          <h3 className="text-lg font-semibold text-white">Refunds and disputes</h3>
+          <ul className="mt-4 space-y-3">
+            {ended.map((course) => (
+              <EndedCourse key={course.key} course={course} />
+            ))}
+          </ul>
+        </div>
+      )}
     </div>
   );
 }
 
+/**
+ * A program the customer had and has no longer: refunded ("Refunded on Dec 3, 2026 · access ended")
+ * or held by a payment dispute. No link into the course: the database would not open it.
+ */
+function EndedCourse({ course }: { course: CourseCard }) {
+  const note = endedNote(course);
+  return (
+    <Panel
+      as="li"
+      muted
+      id={courseAnchor(course.key)}
+      tabIndex={-1}
+      className="flex items-center gap-4 p-4 focus-visible:outline-2 focus-visible:outline-sky-400"
+    >
+      {course.image ? (
+        <img src={course.image} alt="" width={40} height={40} className="size-10 shrink-0 rounded-lg opacity-60" />
+      ) : (
+        <span aria-hidden="true" className="size-10 shrink-0 rounded-lg bg-white/10" />
+      )}
+      <div className="min-w-0 flex-1">
+        <p className="font-medium text-white">{course.name}</p>
+        <p className="mt-1 text-sm text-slate-300">
+          {note.what}
+          {note.day && (
+            <>
+              {" on "}
+              <time dateTime={course.endedAt}>{note.day}</time>
+            </>
+          )}
+          <span aria-hidden="true"> · </span>
+          <span className="sr-only">, </span>
+          {note.access}
+        </p>
+      </div>
+    </Panel>
+  );
+}
+
 function CourseTile({ course, progress, timeZone }: { course: CourseCard; progress: Rows; timeZone: string }) {
-  const href = course.course ?? course.page;
-  const count = Array.isArray(progress) && course.lessons ? lessonsDone(course.lessons, progress) : null;
+  const rows = Array.isArray(progress) ? progress : null;
+  // The lesson to resume once the progress is here; until then (or without it) the course's outline.
+  const href = courseLink(course, rows, timeZone);
+  const count = rows && course.lessons ? lessonsDone(course.lessons, rows) : null;
+  const action = rows && course.lessons && courseStarted(course.lessons, rows) ? "Continue course" : "Start course";
+  const actionId = useId();
   return (
     <Panel
       as="article"
-      className="relative flex h-full flex-col p-6 transition-colors focus-within:border-violet-400/60 hover:border-violet-400/60"
+      id={courseAnchor(course.key)}
+      tabIndex={-1}
+      className="relative flex h-full flex-col p-6 transition-colors focus-within:border-violet-400/60 hover:border-violet-400/60 focus-visible:outline-2 focus-visible:outline-sky-400"
     >
       <div className="flex items-start justify-between gap-4">
         {course.image ? (
@@ -313,6 +383,7 @@ function CourseTile({ course, progress, timeZone }: { course: CourseCard; progre
         {href ? (
           <a
             href={href}
+            aria-describedby={course.course ? actionId : undefined}
             className="after:absolute after:inset-0 after:rounded-2xl focus-visible:outline-none focus-visible:after:outline-2 focus-visible:after:outline-offset-2 focus-visible:after:outline-sky-400"
           >
             {course.name}
@@ -348,8 +419,14 @@ function CourseTile({ course, progress, timeZone }: { course: CourseCard; progre
       )}
       {href && (
         <p aria-hidden="true" className="mt-5 text-sm font-semibold text-violet-300">
-          {count && count.done > 0 ? "Continue course →" : "Start course →"}
+          {action} →
         </p>
+      )}
+      {/* What the card's link does, as its description ("Start course", "Continue course"). */}
+      {course.course && (
+        <span id={actionId} hidden>
+          {action}
+        </span>
       )}
     </Panel>
   );

@@ -1,9 +1,11 @@
 /**
  * /portal/settings/purchase-history (docs/product.md, Portal; Entities and fields; States and
  * transitions; Messages and errors): the customer's orders, newest first, with the program's name
- * and image, the order reference the customer can quote, the date, the amount, a status badge, and
- * Stripe's receipt where it has one. A failed fetch is logged by the store; the page says so
- * calmly, never the raw error.
+ * and image, the order reference the customer can quote, the date, the amount, a status badge,
+ * when a refund or a payment dispute happened, and Stripe's receipt where it has one. The program's
+ * name leads to its card on My Courses (a refunded program stays listed there as refunded), unless
+ * the order never put it there (canceled, failed). A failed fetch is logged by the store; the page
+ * says so calmly, never the raw error.
  */
 import { newestFirst, purchaseView, type PortalProgram } from "./logic";
 import { $orders, LOADING } from "./store";
@@ -74,7 +76,18 @@ export default function PurchaseHistory({ programs }: Props) {
                 )}
                 {/* Wide enough for a program's name: on a phone the amount and status wrap below it. */}
                 <div className="min-w-40 flex-1">
-                  <h3 className="font-semibold text-white">{purchase.productName}</h3>
+                  <h3 className="font-semibold text-white">
+                    {purchase.portalHref ? (
+                      <a
+                        href={purchase.portalHref}
+                        className="underline decoration-white/30 underline-offset-4 hover:text-violet-200 hover:decoration-violet-300"
+                      >
+                        {purchase.productName}
+                      </a>
+                    ) : (
+                      purchase.productName
+                    )}
+                  </h3>
                   <p className="mt-1 flex flex-wrap gap-x-2 text-sm text-slate-300">
                     {purchase.reference && (
                       <>
@@ -90,6 +103,14 @@ export default function PurchaseHistory({ programs }: Props) {
                       <span>Date unknown</span>
                     )}
                   </p>
+                  {purchase.change && (
+                    <p className="mt-1 text-sm text-slate-300">
+                      {purchase.change.label}{" "}
+                      <time dateTime={purchase.change.date} className="whitespace-nowrap">
+                        {purchase.change.dateText}
+                      </time>
+                    </p>
+                  )}
                 </div>
                 <div className="ml-auto flex flex-col items-end gap-2">
                   <div className="flex items-center gap-4">

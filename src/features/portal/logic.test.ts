@@ -23,7 +23,16 @@ import {
   programOf,
   purchaseView,
   lessonsDone,
+  lessonsTile,
+  portalLessonHref,
   portalProgress,
+  resumeLesson,
+  courseAnchor,
+  courseLink,
+  courseStartDay,
+  courseStarted,
+  endedNote,
+  hasAnyCourse,
   receiptLink,
   statusBadge,
   versionedUrl,
@@ -40,7 +49,7 @@ const PROGRAMS: PortalProgram[] = [
     imageAlt: "A rising line",
     description: "Rewire the beliefs that cap your production.",
     course: "/portal/courses/growth-mindset",
-    lessons: ["growth-mindset/one", "growth-mindset/two", "growth-mindset/three"],
+    lessons: [{ id: "growth-mindset/one" }, { id: "growth-mindset/two" }, { id: "growth-mindset/three" }],
   },
   {
     key: "AI_ACCELERATOR",
@@ -50,7 +59,12 @@ const PROGRAMS: PortalProgram[] = [
     imageAlt: "A spark",
     description: "Twelve weeks of cohort coaching.",
     course: "/portal/courses/ai-advisor-accelerator",
-    lessons: ["ai-advisor-accelerator/one", "ai-advisor-accelerator/two"],
+    // A cohort program: an orientation open at purchase, then a lesson a week.
+    lessons: [
+      { id: "ai-advisor-accelerator/orientation" },
+      { id: "ai-advisor-accelerator/week-one", unlockWeek: 1 },
+      { id: "ai-advisor-accelerator/week-two", unlockWeek: 2 },
+    ],
   },
   {
     key: "OS_ACCELERATOR",
@@ -60,7 +74,7 @@ const PROGRAMS: PortalProgram[] = [
     imageAlt: "Gears",
     description: "Build the operating system of your firm.",
     course: "/portal/courses/os-accelerator",
-    lessons: ["os-accelerator/one"],
+    lessons: [{ id: "os-accelerator/one" }],
   },
 ];
 
@@ -82,6 +96,7 @@ function order(status: OrderRow["order_status"], productKey: string, cents: numb
     order_reference: null,
     receipt_url: null,
     cohort_start: null,
+    status_changed_at: date,
   };
 }
 
@@ -179,12 +194,82 @@ describe("stats and My Courses", () => {
         imageAlt: "A rising line",
         description: "Rewire the beliefs that cap your production.",
         course: "/portal/courses/growth-mindset",
-        lessons: ["growth-mindset/one", "growth-mindset/two", "growth-mindset/three"],
+        lessons: [{ id: "growth-mindset/one" }, { id: "growth-mindset/two" }, { id: "growth-mindset/three" }],
         status: "Active",
+        purchasedAt: "2026-10-01T00:00:00Z",
       },
     ]);
     expect(processing.map((c) => [c.name, c.status])).toEqual([["AI Advisor Accelerator", "Processing"]]);
     expect(JSON.stringify({ active, processing })).not.toContain("Advisor OS Accelerator");
+  });
+
+  it("keeps a refunded program listed apart as Refunded, with when, and without a way into its course", () => {
+    const refunded = { ...orders[1]!, status_changed_at: "2026-11-18T16:30:00Z" };
+    const { active, ended } = myCourses([orders[0]!, refunded, orders[2]!, orders[3]!, orders[4]!], PROGRAMS);
+    expect(ended).toEqual([
+      {
+        key: "OS_ACCELERATOR",
+        name: "Advisor OS Accelerator",
+        page: "/programs/advisor-os-accelerator",
+        image: "/images/programs/os-accelerator.svg",
+        imageAlt: "Gears",
+        description: "Build the operating system of your firm.",
+        status: "Refunded",
+        endedAt: "2026-11-18T16:30:00Z",
+      },
+    ]);
+    // No course and no lessons: the card cannot link into the course, and its lessons count nowhere.
+    expect(ended[0]).not.toHaveProperty("course");
+    expect(portalProgress(active, [{ lesson_id: "os-accelerator/one", completed: true }])).toEqual({
+      done: 0,
+      total: 3,
+    });
+    expect(endedNote(ended[0]!, "UTC")).toEqual({ what: "Refunded", day: "Nov 18, 2026", access: "access ended" });
+  });
+
+  it("lists a program held by a payment dispute as Disputed, its access paused", () => {
+    const disputed = {
+      ...order("disputed", "GROWTH_MINDSET", 30_000, "2026-10-01T00:00:00Z"),
+      status_changed_at: "2026-10-20T12:00:00Z",
+    };
+    const { active, ended } = myCourses([disputed], PROGRAMS);
+    expect(active).toEqual([]);
+    expect(ended.map((c) => [c.key, c.status, c.endedAt])).toEqual([
+      ["GROWTH_MINDSET", "Disputed", "2026-10-20T12:00:00Z"],
+    ]);
+    expect(endedNote(ended[0]!, "UTC")).toEqual({
+      what: "Payment disputed",
+      day: "Oct 20, 2026",
+      access: "access paused during the dispute",
+    });
+    expect(endedNote({ status: "Refunded" })).toEqual({ what: "Refunded", day: "", access: "access ended" });
+  });
+
+  it("lists a program once: Active or Processing over its refunded or disputed orders; the newest of those decides", () => {
+    const rebought = myCourses(
+      [
+        order("completed", "OS_ACCELERATOR", 299_900, "2026-12-01T00:00:00Z"),
+        order("refunded", "OS_ACCELERATOR", 299_900, "2026-11-01T00:00:00Z"),
+        order("pending", "GROWTH_MINDSET", 30_000, "2026-12-02T00:00:00Z"),
+        order("refunded", "GROWTH_MINDSET", 30_000, "2026-10-01T00:00:00Z"),
+        order("refunded", "AI_ACCELERATOR", 1_500_000, "2026-09-01T00:00:00Z"),
+        order("disputed", "AI_ACCELERATOR", 1_500_000, "2026-09-05T00:00:00Z"),
+      ],
+      PROGRAMS,
+    );
+    expect(rebought.active.map((c) => c.key)).toEqual(["OS_ACCELERATOR"]);
+    expect(rebought.processing.map((c) => c.key)).toEqual(["GROWTH_MINDSET"]);
+    expect(rebought.ended.map((c) => [c.key, c.status])).toEqual([["AI_ACCELERATOR", "Disputed"]]);
+  });
+
+  it("says 'no programs yet' only to a customer who never had one: a refund or a canceled checkout is not none", () => {
+    expect(hasAnyCourse(myCourses([], PROGRAMS))).toBe(false);
+    expect(hasAnyCourse(myCourses([order("canceled", "OS_ACCELERATOR", 1, "2026-11-01T00:00:00Z")], PROGRAMS))).toBe(
+      false,
+    );
+    expect(hasAnyCourse(myCourses([order("refunded", "OS_ACCELERATOR", 1, "2026-11-01T00:00:00Z")], PROGRAMS))).toBe(
+      true,
+    );
   });
 
   it("names a cohort program's cohort: that of the earliest completed order, which the database counts from", () => {
@@ -201,7 +286,9 @@ describe("stats and My Courses", () => {
       cohort_start: "2026-10-12",
     };
     const { active } = myCourses([later, first, refunded], PROGRAMS);
-    expect(active.map((c) => [c.key, c.cohortStart])).toEqual([["AI_ACCELERATOR", "2027-01-11"]]);
+    expect(active.map((c) => [c.key, c.cohortStart, c.purchasedAt])).toEqual([
+      ["AI_ACCELERATOR", "2027-01-11", "2026-11-28T00:00:00Z"],
+    ]);
     expect(myCourses(orders, PROGRAMS).active[0]).not.toHaveProperty("cohortStart");
   });
 
@@ -222,11 +309,13 @@ describe("stats and My Courses", () => {
 
   it("shows a completed order of a program the catalogue no longer has, without a link", () => {
     const { active } = myCourses([order("completed", "RETIRED_COURSE", 1000, "2026-01-01T00:00:00Z")], PROGRAMS);
-    expect(active).toEqual([{ key: "RETIRED_COURSE", name: "Course Purchase", status: "Active" }]);
+    expect(active).toEqual([
+      { key: "RETIRED_COURSE", name: "Course Purchase", status: "Active", purchasedAt: "2026-01-01T00:00:00Z" },
+    ]);
   });
 
   it("has nothing for a customer without orders", () => {
-    expect(myCourses([], PROGRAMS)).toEqual({ active: [], processing: [] });
+    expect(myCourses([], PROGRAMS)).toEqual({ active: [], processing: [], ended: [] });
   });
 
   it("finds an order's program by its key, trimmed and case-insensitively", () => {
@@ -252,6 +341,130 @@ describe("progress on the dashboard", () => {
     const { active } = myCourses([order("completed", "GROWTH_MINDSET", 30_000, "2026-10-01T00:00:00Z")], PROGRAMS);
     expect(portalProgress(active, rows)).toEqual({ done: 1, total: 3 });
   });
+
+  it("shows the tile as '3 of 18', and '0' (never '0 of 0') while no program owned has lessons", () => {
+    expect(lessonsTile({ done: 3, total: 18 })).toBe("3 of 18");
+    expect(lessonsTile({ done: 0, total: 18 })).toBe("0 of 18");
+    expect(
+      lessonsTile(
+        portalProgress(
+          myCourses([order("refunded", "OS_ACCELERATOR", 1, "2026-11-01T00:00:00Z")], PROGRAMS).active,
+          rows,
+        ),
+      ),
+    ).toBe("0");
+  });
+});
+
+describe("where a course card opens", () => {
+  const growth = PROGRAMS[0]!.lessons;
+  const open = () => true;
+  const row = (lesson_id: string, completed: boolean, updated_at: string) => ({ lesson_id, completed, updated_at });
+
+  it("without progress: the first lesson", () => {
+    expect(resumeLesson(growth, [], open)?.id).toBe("growth-mindset/one");
+  });
+
+  it("says Continue once the customer has worked in any lesson of the course, done or not; Start before", () => {
+    expect(courseStarted(growth, [])).toBe(false);
+    expect(courseStarted(growth, [row("os-accelerator/one", true, "2026-11-01T10:00:00Z")])).toBe(false);
+    expect(courseStarted(growth, [row("growth-mindset/two", false, "2026-11-01T10:00:00Z")])).toBe(true);
+  });
+
+  it("the lesson last worked in, when it is not done: where the customer stopped, even past an earlier one left undone", () => {
+    const rows = [
+      row("growth-mindset/one", true, "2026-11-01T10:00:00Z"),
+      row("growth-mindset/three", false, "2026-11-03T10:00:00Z"),
+      row("growth-mindset/two", false, "2026-11-02T10:00:00Z"),
+    ];
+    expect(resumeLesson(growth, rows, open)?.id).toBe("growth-mindset/three");
+  });
+
+  it("when the lesson last worked in is done: the first lesson in course order not done", () => {
+    const rows = [
+      row("growth-mindset/one", true, "2026-11-01T10:00:00Z"),
+      row("growth-mindset/two", false, "2026-11-02T10:00:00Z"),
+      row("growth-mindset/three", true, "2026-11-03T10:00:00Z"),
+    ];
+    expect(resumeLesson(growth, rows, open)?.id).toBe("growth-mindset/two");
+    // Two lessons last worked in at the same moment: the earlier in course order (not the first lesson, never opened).
+    const tie = [
+      row("growth-mindset/two", false, "2026-11-02T10:00:00Z"),
+      row("growth-mindset/three", false, "2026-11-02T10:00:00Z"),
+    ];
+    expect(resumeLesson(growth, tie, open)?.id).toBe("growth-mindset/two");
+  });
+
+  it("ignores rows of lessons no longer in the course, and of other courses", () => {
+    const rows = [
+      row("growth-mindset/gone", false, "2026-12-01T10:00:00Z"),
+      row("os-accelerator/one", false, "2026-12-02T10:00:00Z"),
+      row("growth-mindset/one", true, "2026-11-01T10:00:00Z"),
+    ];
+    expect(resumeLesson(growth, rows, open)?.id).toBe("growth-mindset/two");
+  });
+
+  it("none when every lesson is done, or the ones left are not open yet", () => {
+    const done = growth.map((l, i) => row(l.id, true, `2026-11-0${i + 1}T10:00:00Z`));
+    expect(resumeLesson(growth, done, open)).toBeNull();
+    const onlyFirstOpen = (l: { id: string }) => l.id === "growth-mindset/one";
+    expect(resumeLesson(growth, [row("growth-mindset/one", true, "2026-11-01T10:00:00Z")], onlyFirstOpen)).toBeNull();
+    // The lesson last worked in, closed since (a cohort week not come): the first open one not done.
+    expect(resumeLesson(growth, [row("growth-mindset/three", false, "2026-11-01T10:00:00Z")], onlyFirstOpen)?.id).toBe(
+      "growth-mindset/one",
+    );
+  });
+
+  it("opens the lesson's page, the outline while the progress loads and once all is done, the program's page without a course", () => {
+    const [card] = myCourses([order("completed", "GROWTH_MINDSET", 30_000, "2026-10-01T00:00:00Z")], PROGRAMS).active;
+    expect(courseLink(card!, [], "UTC")).toBe("/portal/courses/growth-mindset/one");
+    expect(courseLink(card!, null, "UTC")).toBe("/portal/courses/growth-mindset");
+    expect(courseLink(card!, [row("growth-mindset/one", true, "2026-11-01T10:00:00Z")], "UTC")).toBe(
+      "/portal/courses/growth-mindset/two",
+    );
+    const all = growth.map((l) => row(l.id, true, "2026-11-01T10:00:00Z"));
+    expect(courseLink(card!, all, "UTC")).toBe("/portal/courses/growth-mindset");
+    expect(courseLink({ page: "/programs/x" }, [], "UTC")).toBe("/programs/x");
+    expect(courseLink({}, [], "UTC")).toBeUndefined();
+    expect(portalLessonHref({ id: "growth-mindset/name-your-call-reluctance" })).toBe(
+      "/portal/courses/growth-mindset/name-your-call-reluctance",
+    );
+  });
+
+  it("in a cohort course, skips the lessons whose week has not come, counted from the buyer's cohort", () => {
+    const bought = {
+      ...order("completed", "AI_ACCELERATOR", 1_500_000, "2026-12-20T15:00:00Z"),
+      cohort_start: "2027-01-11",
+    };
+    const [card] = myCourses([bought], PROGRAMS).active;
+    const orientationDone = [row("ai-advisor-accelerator/orientation", true, "2026-12-21T10:00:00Z")];
+    const path = "/portal/courses/ai-advisor-accelerator";
+    // Before the cohort starts: only the orientation is open; once it is done, the outline (which says when the rest opens).
+    expect(courseLink(card!, [], "America/New_York", new Date("2027-01-10T12:00:00Z"))).toBe(`${path}/orientation`);
+    expect(courseLink(card!, orientationDone, "America/New_York", new Date("2027-01-10T12:00:00Z"))).toBe(path);
+    // Week one opens at midnight in the business's time zone on the cohort's first day, week two a week later.
+    expect(courseLink(card!, orientationDone, "America/New_York", new Date("2027-01-11T04:59:00Z"))).toBe(path);
+    expect(courseLink(card!, orientationDone, "America/New_York", new Date("2027-01-11T05:00:00Z"))).toBe(
+      `${path}/week-one`,
+    );
+    const weekOneDone = [...orientationDone, row("ai-advisor-accelerator/week-one", true, "2027-01-12T10:00:00Z")];
+    expect(courseLink(card!, weekOneDone, "America/New_York", new Date("2027-01-17T12:00:00Z"))).toBe(path);
+    expect(courseLink(card!, weekOneDone, "America/New_York", new Date("2027-01-18T12:00:00Z"))).toBe(
+      `${path}/week-two`,
+    );
+  });
+
+  it("counts a self-paced course's weeks from the day of purchase, in the business's time zone, when there is no cohort", () => {
+    expect(courseStartDay({ cohortStart: "2027-01-11", purchasedAt: "2026-12-20T15:00:00Z" }, "UTC")).toBe(
+      "2027-01-11",
+    );
+    expect(courseStartDay({ purchasedAt: "2026-12-20T03:00:00Z" }, "America/New_York")).toBe("2026-12-19");
+    expect(courseStartDay({}, "UTC")).toBeNull();
+    expect(courseStartDay({ purchasedAt: "not a date" }, "UTC")).toBeNull();
+    // Without a day to count from, no lesson with a week is open.
+    const weekly = [{ id: "x/one", unlockWeek: 1 }];
+    expect(courseLink({ course: "/portal/courses/x", lessons: weekly }, [], "UTC")).toBe("/portal/courses/x");
+  });
 });
 
 describe("purchase history", () => {
@@ -274,6 +487,8 @@ describe("purchase history", () => {
       purchaseDateText: "Nov 21, 2026",
       amount: "$15,000",
       status: { label: "Completed", tone: "green" },
+      change: null,
+      portalHref: "/portal#program-ai-accelerator",
     });
     const odd = purchaseView(
       { ...order("pending", "MYSTERY", 1999, "2026-11-21T15:00:00Z"), currency: "eur" },
@@ -315,6 +530,47 @@ describe("purchase history", () => {
     );
     for (const value of [null, undefined, "", "javascript:alert(1)", "data:text/html,hi", "/receipts/x", "not a url"])
       expect(receiptLink(value), String(value)).toBeNull();
+  });
+
+  it("says when an order was refunded or disputed, and leads to its program on My Courses unless it never was there", () => {
+    const refunded = purchaseView(
+      {
+        ...order("refunded", "OS_ACCELERATOR", 299_900, "2026-11-01T15:00:00Z"),
+        status_changed_at: "2026-11-20T18:00:00Z",
+      },
+      PROGRAMS,
+      "UTC",
+    );
+    expect(refunded.change).toEqual({ label: "Refunded on", date: "2026-11-20T18:00:00Z", dateText: "Nov 20, 2026" });
+    expect(refunded.portalHref).toBe("/portal#program-os-accelerator");
+    const disputed = purchaseView(
+      {
+        ...order("disputed", "GROWTH_MINDSET", 30_000, "2026-11-01T15:00:00Z"),
+        status_changed_at: "2026-11-09T18:00:00Z",
+      },
+      PROGRAMS,
+      "UTC",
+    );
+    expect(disputed.change).toEqual({
+      label: "Payment disputed on",
+      date: "2026-11-09T18:00:00Z",
+      dateText: "Nov 9, 2026",
+    });
+    expect(
+      purchaseView(
+        { ...order("refunded", "OS_ACCELERATOR", 1, "2026-11-01T15:00:00Z"), status_changed_at: null },
+        PROGRAMS,
+      ).change,
+    ).toBeNull();
+    for (const status of ["canceled", "failed"] as const) {
+      const view = purchaseView(order(status, "OS_ACCELERATOR", 1, "2026-11-01T15:00:00Z"), PROGRAMS);
+      expect(view.portalHref, status).toBeNull();
+      expect(view.change, status).toBeNull();
+    }
+    expect(purchaseView(order("pending", " growth_mindset ", 1, "2026-11-01T15:00:00Z"), PROGRAMS).portalHref).toBe(
+      "/portal#program-growth-mindset",
+    );
+    expect(courseAnchor("GROWTH_MINDSET")).toBe("program-growth-mindset");
   });
 
   it("lists orders newest first", () => {

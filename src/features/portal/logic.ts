@@ -5,6 +5,8 @@
  */
 import type { OrderRow, ProfileRow } from "~/lib/database";
 import { formatCents } from "@advisor-accelerator/shared/money.ts";
+import { dayIn } from "@advisor-accelerator/shared/cohort.ts";
+import { COURSES_PATH, isOpen, unlockDay } from "~/features/course/logic";
 
 /** The facts of a program the portal's islands need, from content/programs/ (small props). */
 export interface PortalProgram {
@@ -18,8 +20,16 @@ export interface PortalProgram {
   description: string;
   /** The program's course in the member area, e.g. /portal/courses/growth-mindset. */
   course: string;
-  /** Its lessons' ids, in course order. */
-  lessons: string[];
+  /** Its lessons, in course order. */
+  lessons: PortalLesson[];
+}
+
+/** A lesson as the portal's islands know it: its id, and for a cohort lesson the week it opens. */
+export interface PortalLesson {
+  /** `<program>/<slug>`: the row's id in course_lessons and lesson_progress. */
+  id: string;
+  /** The cohort week it opens (1: the cohort's first day); absent when it opens with the purchase. */
+  unlockWeek?: number;
 }
 
 /** An order's product name when its program is not in the catalogue (docs/product.md, Entities and fields). */
@@ -139,16 +149,30 @@ export interface CourseCard {
   image?: string;
   imageAlt?: string;
   description?: string;
-  /** The program's course in the member area, and its lessons' ids; none for an unknown program. */
+  /**
+   * The program's course in the member area, and its lessons; none for an unknown program, nor for
+   * a program whose access ended (refunded) or is paused (disputed): no way into the course.
+   */
   course?: string;
-  lessons?: string[];
-  /** docs/product.md, States and transitions: completed shows 'Active', anything else 'Processing'. */
-  status: "Active" | "Processing";
+  lessons?: PortalLesson[];
+  /**
+   * docs/product.md, States and transitions: completed shows 'Active', pending 'Processing'; a
+   * program the customer had and has no longer, 'Refunded' or, while its payment is disputed,
+   * 'Disputed'.
+   */
+  status: "Active" | "Processing" | "Refunded" | "Disputed";
   /**
    * For a cohort program, the first day of the buyer's cohort (YYYY-MM-DD): the cohort of their
    * earliest completed order, the one the database counts their weeks from (program_start_date).
    */
   cohortStart?: string;
+  /**
+   * The earliest completed order's date (ISO): a self-paced course counts from its day, as
+   * program_start_date does. Active cards only.
+   */
+  purchasedAt?: string;
+  /** When the program was refunded or its payment disputed (ISO): the order's status_changed_at. */
+  endedAt?: string;
 }
 
 /** What My Courses groups an order's program by: its product key, trimmed and upper case, or the order itself. */
@@ -162,18 +186,26 @@ function card(programs: readonly PortalProgram[], order: OrderRow, status: Cours
   return { key, name, page, image, imageAlt, description, course, lessons, status };
 }
 
+/** My Courses, in its three groups. */
+export interface MyCourses {
+  active: CourseCard[];
+  processing: CourseCard[];
+  ended: CourseCard[];
+}
+
 /**
  * My Courses (docs/product.md, Screens and routes: Portal, States and transitions): each program with a completed order, once, in the
  * order of the list (newest order first), 'Active'. `processing`: the programs with a pending
- * order and no completed one, 'Processing', shown apart and without a link. A refunded, canceled
- * or failed order is in neither: a refunded program leaves My Courses.
+ * order and no completed one, 'Processing', shown apart and without a link. `ended`: the programs
+ * the customer had and no longer has, with neither a completed nor a pending order: refunded
+ * ('Refunded'), or held by a payment dispute ('Disputed'), as their newest such order says, with
+ * when; shown apart, without a way into the course. A canceled or failed order is in none: the
+ * customer never had that program.
  */
-export function myCourses(
-  orders: readonly OrderRow[],
-  programs: readonly PortalProgram[],
-): { active: CourseCard[]; processing: CourseCard[] } {
+export function myCourses(orders: readonly OrderRow[], programs: readonly PortalProgram[]): MyCourses {
   const active: CourseCard[] = [];
   const processing: CourseCard[] = [];
+  const ended: CourseCard[] = [];
   const seen = new Set<string>();
   const completed = orders.filter(isCompleted);
   for (const order of completed) {
@@ -183,7 +215,11 @@ export function myCourses(
     const earliest = completed
       .filter((o) => cardKey(o) === course.key)
       .reduce((a, b) => ((b.order_date ?? "") < (a.order_date ?? "") ? b : a));
-    active.push(earliest.cohort_start ? { ...course, cohortStart: earliest.cohort_start } : course);
+    active.push({
+      ...course,
+      ...(earliest.cohort_start ? { cohortStart: earliest.cohort_start } : {}),
+      ...(earliest.order_date ? { purchasedAt: earliest.order_date } : {}),
+    });
   }
   for (const order of orders) {
     if (order.order_status !== "pending") continue;
@@ -192,16 +228,52 @@ export function myCourses(
     seen.add(course.key);
     processing.push(course);
   }
-  return { active, processing };
+  for (const order of newestFirst(orders)) {
+    const status =
+      order.order_status === "refunded" ? "Refunded" : order.order_status === "disputed" ? "Disputed" : null;
+    if (!status) continue;
+    const course = withoutCourse(card(programs, order, status));
+    if (seen.has(course.key)) continue;
+    seen.add(course.key);
+    ended.push(order.status_changed_at ? { ...course, endedAt: order.status_changed_at } : course);
+  }
+  return { active, processing, ended };
 }
 
-/** Lessons done of `lessons` (ids), counting the customer's rows marked completed. */
+/** A card without its way into the course: its course and lessons left out. */
+function withoutCourse({ course: _course, lessons: _lessons, ...card }: CourseCard): CourseCard {
+  return card;
+}
+
+/** Whether the customer has, or ever had, a program on My Courses: else its empty state. */
+export const hasAnyCourse = (courses: MyCourses) =>
+  courses.active.length + courses.processing.length + courses.ended.length > 0;
+
+/**
+ * What an ended program's card says: what happened ("Refunded", "Payment disputed"), on which day
+ * ("Dec 3, 2026", en-US like purchase history; "" when unknown) and what became of the access:
+ * "Refunded on Dec 3, 2026 · access ended".
+ */
+export function endedNote(
+  course: Pick<CourseCard, "status" | "endedAt">,
+  timeZone?: string,
+): { what: string; day: string; access: string } {
+  const day = orderDate(course.endedAt, timeZone);
+  return course.status === "Disputed"
+    ? { what: "Payment disputed", day, access: "access paused during the dispute" }
+    : { what: "Refunded", day, access: "access ended" };
+}
+
+/** The id of a program's card on My Courses, which purchase history links to (`/portal#…`). */
+export const courseAnchor = (key: string) => `program-${key.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
+
+/** Lessons done of `lessons`, counting the customer's rows marked completed. */
 export function lessonsDone(
-  lessons: readonly string[],
+  lessons: readonly PortalLesson[],
   progress: readonly { lesson_id: string; completed: boolean }[],
 ): { done: number; total: number } {
   const completed = new Set(progress.filter((row) => row.completed).map((row) => row.lesson_id));
-  return { done: lessons.filter((id) => completed.has(id)).length, total: lessons.length };
+  return { done: lessons.filter((lesson) => completed.has(lesson.id)).length, total: lessons.length };
 }
 
 /** The dashboard's progress tile: lessons done across the programs the customer owns (active cards). */
@@ -213,6 +285,97 @@ export function portalProgress(
     active.flatMap((course) => course.lessons ?? []),
     progress,
   );
+}
+
+/**
+ * Whether the customer has begun the course: a progress row for any of its lessons (a video
+ * watched, a lesson marked done), as the course page's "Continue" counts it. Its card then says
+ * "Continue course →", else "Start course →".
+ */
+export function courseStarted(lessons: readonly PortalLesson[], progress: readonly { lesson_id: string }[]): boolean {
+  const ids = new Set(lessons.map((lesson) => lesson.id));
+  return progress.some((row) => ids.has(row.lesson_id));
+}
+
+/** The "Lessons completed" tile: "3 of 18"; "0" while no program the customer owns has a lesson (never "0 of 0"). */
+export const lessonsTile = ({ done, total }: { done: number; total: number }) =>
+  total === 0 ? "0" : `${done} of ${total}`;
+
+// Where a course card opens ------------------------------------------------------------------------
+
+/** A progress row as the resume rule reads it (lesson_progress). */
+export interface ResumeRow {
+  lesson_id: string;
+  completed: boolean;
+  /** The last time the customer's progress in the lesson was written (the database's clock). */
+  updated_at: string;
+}
+
+/**
+ * The lesson to resume a course at, of `lessons` (in course order), or null when there is none to
+ * take up (every lesson done, or the ones left not open yet).
+ *
+ * The database keeps no "last opened": a lesson's row is written when the customer watches its
+ * video (its position, every few seconds) or marks it done, and `updated_at` says when. So the
+ * lesson last worked in is the one whose row was written last; when that lesson is not done and
+ * is open, that is where they stopped. Otherwise (it is done, or there is no row yet) the first
+ * lesson in course order that is not done and is open (`isOpenNow`: a cohort lesson whose week
+ * has not come is not).
+ */
+export function resumeLesson(
+  lessons: readonly PortalLesson[],
+  progress: readonly ResumeRow[],
+  isOpenNow: (lesson: PortalLesson) => boolean,
+): PortalLesson | null {
+  const rows = new Map(progress.map((row) => [row.lesson_id, row]));
+  const time = (row: ResumeRow) => {
+    const t = Date.parse(row.updated_at);
+    return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
+  };
+  let last: { lesson: PortalLesson; row: ResumeRow } | null = null;
+  for (const lesson of lessons) {
+    const row = rows.get(lesson.id);
+    if (row && (!last || time(row) > time(last.row))) last = { lesson, row };
+  }
+  if (last && !last.row.completed && isOpenNow(last.lesson)) return last.lesson;
+  return lessons.find((lesson) => !rows.get(lesson.id)?.completed && isOpenNow(lesson)) ?? null;
+}
+
+/** A lesson's page: `/portal/courses/<program>/<slug>`, from its id `<program>/<slug>`. */
+export const portalLessonHref = (lesson: PortalLesson) => `${COURSES_PATH}/${lesson.id}`;
+
+/**
+ * The day a card's course counts from, as program_start_date says: the cohort's first day, else
+ * the day of the earliest completed order in the business's time zone; null when unknown.
+ */
+export function courseStartDay(
+  course: Pick<CourseCard, "cohortStart" | "purchasedAt">,
+  timeZone: string,
+): string | null {
+  if (course.cohortStart) return course.cohortStart;
+  const at = course.purchasedAt ? new Date(course.purchasedAt) : null;
+  return at && !Number.isNaN(at.getTime()) ? dayIn(timeZone, at) : null;
+}
+
+/**
+ * Where an active card of My Courses opens ("Start course →", "Continue course →"): the lesson to
+ * resume (`resumeLesson`) once the customer's progress is known, else the course's outline (while
+ * the progress loads, when it could not be loaded, and when every open lesson is done); the
+ * program's page for a program without a course.
+ */
+export function courseLink(
+  course: Pick<CourseCard, "course" | "page" | "lessons" | "cohortStart" | "purchasedAt">,
+  progress: readonly ResumeRow[] | null,
+  timeZone: string,
+  now: Date = new Date(),
+): string | undefined {
+  if (!course.course) return course.page;
+  if (!progress || !course.lessons) return course.course;
+  const start = courseStartDay(course, timeZone);
+  const open = (lesson: PortalLesson) =>
+    lesson.unlockWeek === undefined || (start !== null && isOpen(unlockDay(start, lesson.unlockWeek), timeZone, now));
+  const lesson = resumeLesson(course.lessons, progress, open);
+  return lesson ? portalLessonHref(lesson) : course.course;
 }
 
 /** The colour of a purchase's status badge (docs/product.md, States and transitions). */
@@ -258,6 +421,16 @@ export interface PurchaseView {
   status: StatusBadge;
   /** Stripe's receipt page for the payment, when Stripe has one. */
   receiptUrl: string | null;
+  /**
+   * For a refunded or disputed order, when: "Refunded on" or "Payment disputed on", and the
+   * day (ISO for <time>, and as text); null for any other.
+   */
+  change: { label: string; date: string; dateText: string } | null;
+  /**
+   * The program's card on My Courses (`/portal#program-…`), for an order that puts it there
+   * (completed, pending, refunded, disputed); null for a canceled or failed one.
+   */
+  portalHref: string | null;
 }
 
 /** An order reference as the view gives it: 8 hex digits, upper case; anything else is not shown. */
@@ -293,7 +466,23 @@ export function purchaseView(order: OrderRow, programs: readonly PortalProgram[]
     amount: formatCents(centsOf(order), order.currency ?? "usd"),
     status: statusBadge(order.order_status),
     receiptUrl: receiptLink(order.receipt_url),
+    change: statusChange(order, timeZone),
+    portalHref: ON_MY_COURSES.has(order.order_status ?? "") ? `/portal#${courseAnchor(cardKey(order))}` : null,
   };
+}
+
+/** The statuses whose order puts its program on My Courses (myCourses). */
+const ON_MY_COURSES = new Set(["completed", "pending", "refunded", "disputed"]);
+
+function statusChange(order: OrderRow, timeZone?: string): PurchaseView["change"] {
+  const label =
+    order.order_status === "refunded"
+      ? "Refunded on"
+      : order.order_status === "disputed"
+        ? "Payment disputed on"
+        : null;
+  const dateText = orderDate(order.status_changed_at, timeZone);
+  return label && dateText ? { label, date: order.status_changed_at!, dateText } : null;
 }
 
 /** Orders newest first (the query orders them; this keeps the list right if it ever did not). */

@@ -11,6 +11,7 @@ export async function portalPrograms(): Promise<PortalProgram[]> {
     imageAlt: program.imageAlt,
     description: program.description,
     course: href,
-    lessons: lessons.map((lesson) => lesson.id),
+    // A cohort lesson's week travels with it, so My Courses opens no lesson before its day.
+    lessons: lessons.map(({ id, unlockWeek }) => (unlockWeek === null ? { id } : { id, unlockWeek })),
   }));
 }
