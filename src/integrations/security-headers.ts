@@ -7,7 +7,9 @@
 //   - Frames: the scheduling provider's form or widget where a page embeds one, Wistia's player;
 //     nothing elsewhere.
 //   - Connections and images: the Supabase project only on the pages where the session lives
-//     (sign-in, password pages, checkout, portal).
+//     (sign-in, password pages, checkout, portal). Elsewhere, only the one address of the project
+//     an element names: a form's function (`data-function-url`), or what the program pages ask
+//     PostgREST of a signed-in visitor (`data-rest-url`, src/components/owner/OwnerSwitch.astro).
 // What every page must have is in the rule for all paths (`/*`): no framing by anyone
 // (X-Frame-Options and a policy of frame-ancestors 'none'), HSTS, nosniff, a referrer policy.
 // Only that rule holds at every spelling of an address: the hosts match `_headers` on the path as
@@ -170,9 +172,10 @@ export function contentSecurityPolicy(pages: Page[], { supabaseOrigin }: { supab
   for (const { html } of pages) {
     for (const hash of inlineScriptHashes(html)) scripts.add(hash);
     // A form that posts to one of the project's functions names it (the lead pages' consultation
-    // form, `data-function-url` in src/features/leads/ConsultationForm.astro): that address alone,
-    // not the whole project.
-    for (const match of html.matchAll(/\sdata-function-url=("[^"]*"|'[^']*')/gi)) {
+    // form, `data-function-url` in src/features/leads/ConsultationForm.astro), and so does an element
+    // that reads one of its tables (the owner's link where a program is sold, `data-rest-url` in
+    // src/components/owner/OwnerSwitch.astro): that address alone, not the whole project.
+    for (const match of html.matchAll(/\sdata-(?:function|rest)-url=("[^"]*"|'[^']*')/gi)) {
       const url = URL.parse(decode((match[1] ?? "").slice(1, -1)));
       if (url && url.origin === supabaseOrigin && !url.search) connects.add(url.origin + url.pathname);
     }

@@ -79,6 +79,23 @@ describe("security headers", () => {
     );
   });
 
+  it("lets a program page ask for the visitor's orders at the address it names, and nothing else of the project", () => {
+    const owner = (url: string) =>
+      `<program-owner data-program="OS_ACCELERATOR" data-rest-url="${url}" data-api-key="k"></program-owner>`;
+    const orders = `${SUPABASE}/rest/v1/stripe_user_orders`;
+    for (const route of ["/programs/advisor-os-accelerator", "/purchase-course"]) {
+      const csp = contentSecurityPolicy([{ route, html: owner(orders) + owner(orders) }], { supabaseOrigin: SUPABASE });
+      expect(csp, route).toContain(`connect-src 'self' ${orders};`);
+      expect(csp, route).not.toContain(`img-src 'self' data: ${SUPABASE}`);
+    }
+    // Another host, or an address with a query (which a policy could not hold to), adds nothing.
+    for (const url of ["https://collector.example/rest/v1/stripe_user_orders", `${orders}?select=*`]) {
+      expect(
+        contentSecurityPolicy([{ route: "/purchase-course", html: owner(url) }], { supabaseOrigin: SUPABASE }),
+      ).toContain("connect-src 'self';");
+    }
+  });
+
   it("allows an embed's origins on its page only", () => {
     const csp = contentSecurityPolicy([{ route: "/apply", html: lead }], { supabaseOrigin: SUPABASE });
     expect(csp).toContain("frame-src https://forms.provider.test https://js.provider.test");
