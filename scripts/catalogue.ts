@@ -1,8 +1,8 @@
 /**
  * Writes functions/_shared/catalogue.ts, the server's copy of what it sells, from the program
  * collection (content/programs/*.yaml): content id, checkout key, Stripe price lookup key, name, description
- * and price in cents; and the business's address, where lead notifications go (content/site.yaml
- * `site.contact.email`). The functions run on Supabase Edge, where content/ is not deployed, so they
+ * and price in cents; and the business's address, where lead notifications go, and how soon a coach
+ * replies (content/site.yaml `site.contact`). The functions run on Supabase Edge, where content/ is not deployed, so they
  * read this generated file; tests/unit/catalogue-file.test.ts fails when it no longer matches the
  * content. `npm start` and `npm run dev` run it first, so a price edited in content/programs/ is what
  * the local checkout charges at the next start. A renamed brand (`site.brand`) is also carried
@@ -102,6 +102,12 @@ export async function catalogueSource(contentDir = join(root, "content")): Promi
   if (typeof businessEmail !== "string" || !businessEmail.includes("@")) {
     throw new Error("content/site.yaml: site.contact.email is where lead notifications go, and must be an address");
   }
+  const replyWithin = isRecord(contact) ? contact.replyWithin : undefined;
+  if (typeof replyWithin !== "string" || replyWithin.trim() === "") {
+    throw new Error(
+      "content/site.yaml: site.contact.replyWithin is how soon a coach replies to a request, and must be a text",
+    );
+  }
   const timeZone = isRecord(site) ? site.timeZone : undefined;
   if (typeof timeZone !== "string" || !timeZone) {
     throw new Error("content/site.yaml: site.timeZone is the business's time zone, in which cohorts start");
@@ -136,6 +142,12 @@ export const CATALOGUE: readonly CatalogueProduct[] = ${JSON.stringify(products,
 
 /** Where the leads function sends each consultation request (content/site.yaml \`site.contact.email\`). */
 export const BUSINESS_EMAIL = ${JSON.stringify(businessEmail)};
+
+/**
+ * When a coach replies to a consultation request (content/site.yaml \`site.contact.replyWithin\`),
+ * as the consultation form promises it before and after sending.
+ */
+export const LEAD_REPLY_WITHIN = ${JSON.stringify(`within ${replyWithin.trim()}`)};
 
 /** The business's name, as the e-mails sign and brand them (content/site.yaml \`site.brand\`). */
 export const BRAND = ${JSON.stringify(brand.trim())};

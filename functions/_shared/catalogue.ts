@@ -59,6 +59,12 @@ export const CATALOGUE: readonly CatalogueProduct[] = [
 /** Where the leads function sends each consultation request (content/site.yaml `site.contact.email`). */
 export const BUSINESS_EMAIL = "success@advisoraccelerator.com";
 
+/**
+ * When a coach replies to a consultation request (content/site.yaml `site.contact.replyWithin`),
+ * as the consultation form promises it before and after sending.
+ */
+export const LEAD_REPLY_WITHIN = "within one business day";
+
 /** The business's name, as the e-mails sign and brand them (content/site.yaml `site.brand`). */
 export const BRAND = "Advisor Accelerator";
 

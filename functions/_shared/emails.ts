@@ -9,7 +9,7 @@ import { ATTRIBUTION_LABELS, type AttributionKey } from "../../packages/shared/c
 import { formatDay } from "../../packages/shared/cohort.ts";
 import { formatCents } from "../../packages/shared/money.ts";
 // The business as its e-mails name it: content/site.yaml's brand, through the generated catalogue.
-import { BRAND } from "./catalogue.ts";
+import { BRAND, LEAD_REPLY_WITHIN } from "./catalogue.ts";
 import { COHORT_CALENDAR_FILE, cohortCalendar } from "./calendar.ts";
 import type { Email } from "./mail.ts";
 
@@ -299,12 +299,6 @@ export function leadNotificationEmail(to: string, lead: LeadFacts): Email {
   ]);
   return { ...mail, to, replyTo: lead.email };
 }
-
-/**
- * When a coach replies to a consultation request: the promise the form makes before and after
- * sending (src/features/leads/ConsultationForm.astro); tests/unit/lead.test.ts holds the two equal.
- */
-export const LEAD_REPLY_WITHIN = "within one business day";
 
 /**
  * To the visitor who sent the consultation form: it arrived, and when they hear back. It goes to

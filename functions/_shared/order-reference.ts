@@ -1,13 +1,5 @@
-import { sha256Hex } from "./digest.ts";
-
 /**
- * The short reference a customer quotes for an order: the first 8 hex digits of the SHA-256 of
- * its Checkout Session id, in upper case ("3F9A27C1"). Derived, not stored, so the success page
- * knows it the moment Stripe sends the buyer back, before the webhook has recorded anything; the
- * database computes the same in `stripe_user_orders.order_reference`
- * (supabase/migrations/20261127000100_after_payment.sql), which tests/integration/after-payment.test.ts
- * holds to this function. 32 bits tell a customer's orders apart; the session id stays the key.
+ * The order reference a customer quotes ("3F9A27C1"), one definition for the functions and the
+ * success page, which computes it in the browser: packages/shared/order-reference.ts.
  */
-export async function orderReference(checkoutSessionId: string): Promise<string> {
-  return (await sha256Hex(checkoutSessionId)).slice(0, 8).toUpperCase();
-}
+export { orderReference } from "../../packages/shared/order-reference.ts";

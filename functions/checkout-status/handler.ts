@@ -1,11 +1,13 @@
 /**
  * `checkout-status`: what the success page (/checkout/success?session_id=…) shows about one
  * Checkout Session: the program, the amount, the address the e-mails go to,
- * the order reference, the cohort a cohort program's buyer joins, and where the payment stands
- * (paid, still processing, failed). It answers
+ * the order reference, the cohort a cohort program's buyer joins, where the payment stands
+ * (paid, still processing, failed), and, once the order is recorded and paid, whether the buyer's
+ * account was already in use (so the page asks no returning buyer to set a password). It answers
  * only for the session id it is given, which only its buyer holds (Stripe puts it in the success
  * URL), and only for this site's sessions; nothing about any other order. It answers from the order
- * the webhook recorded (`checkout_order_status`, supabase/migrations/20261202000100_checkout_status.sql)
+ * the webhook recorded (`checkout_order_status`, supabase/migrations/20261202000100_checkout_status.sql,
+ * with the account's use since 20261204000100_checkout_status_account.sql)
  * and asks Stripe only for a session the database does not know yet (the buyer came back before the
  * webhook, or without paying), under flood limits (LIMITS): anyone can call it, and every Stripe
  * request spends the rate limit the buyers' checkouts and the webhook share. An id that is not a
@@ -58,6 +60,8 @@ interface RecordedOrder {
   currency: string;
   email: string | null;
   cohort_start: string | null;
+  /** Whether the order's account has a confirmed e-mail (a password set, a link followed); null without an account. */
+  account_in_use?: boolean | null;
 }
 
 /**
@@ -130,14 +134,17 @@ export default async function handler(request: Request, env: Env): Promise<Respo
   const order = await recorded(env, id);
   const known = order && CATALOGUE.find((p) => p.key === order.product_key);
   if (order && known) {
+    const state = recordedState(order);
     const status: CheckoutStatus = {
-      state: recordedState(order),
+      state,
       program: { name: known.name, key: known.key, course: `/portal/courses/${known.id}` },
       amountCents: order.amount_total,
       currency: order.currency,
       email: order.email,
       reference: await orderReference(id),
       cohortStart: order.cohort_start,
+      // Only where the page uses it: of a paid order, about the account it belongs to.
+      accountInUse: state === "paid" ? (order.account_in_use ?? null) : null,
     };
     return answer(status);
   }
@@ -166,6 +173,8 @@ export default async function handler(request: Request, env: Env): Promise<Respo
     email: session.customer_details?.email ?? session.customer_email ?? null,
     reference: await orderReference(session.id),
     cohortStart: sessionCohort(session, product),
+    // The order is not recorded yet: whose account it is, the webhook has not said.
+    accountInUse: null,
   };
   return answer(status);
 }

@@ -21,4 +21,12 @@ export interface CheckoutStatus {
   reference: string;
   /** For a cohort program, the first day (YYYY-MM-DD) of the cohort the buyer joins; null for a self-paced one. */
   cohortStart: string | null;
+  /**
+   * Of a paid order the webhook has recorded: whether the buyer's account was already in use (a
+   * password set, or a sign-in link followed: its e-mail confirmed), so no e-mail asks them to set
+   * a password and the success page skips that step. False for a buyer who has not used their
+   * account yet, whose access e-mail carries the set-password link. Null when the function cannot
+   * say: the order not recorded yet (the buyer came back before the webhook), or not paid.
+   */
+  accountInUse: boolean | null;
 }

@@ -133,6 +133,8 @@ export type Database = {
           /** Stripe's hosted receipt of the payment (the charge's receipt_url), when Stripe has one. */
           receipt_url: string | null;
           status: Database["public"]["Enums"]["order_status"];
+          /** When the order's status last changed (its insert, or a change stripe_orders_keep_progress let through); set by the database. */
+          status_changed_at: string;
           updated_at: string;
         };
         Insert: never;
@@ -165,6 +167,7 @@ export type Database = {
           payment_status: string | null;
           product_key: string | null;
           receipt_url: string | null;
+          status_changed_at: string | null;
         };
         Relationships: [];
       };

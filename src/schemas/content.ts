@@ -187,7 +187,14 @@ export const siteSchema = (ref: Ref) =>
     contact: z.strictObject({
       email: z.email(),
       phone: z.string().min(7),
-      /** The address and number are placeholders until the business gives its own. */
+      /** How soon a coach answers a consultation request, as "within …" completes it: "one business day". */
+      replyWithin: z
+        .string()
+        .min(3)
+        .refine((text) => !/^within\b/i.test(text.trim()), {
+          message: 'is said after "within": write "one business day"',
+        }),
+      /** The address, number and reply time are placeholders until the business gives its own. */
       sample,
     }),
     /**
@@ -792,10 +799,17 @@ export const checkoutPagesSchema = z.strictObject({
     unknown: z.strictObject({ heading: line, body: line }),
     /** The label of the order reference. */
     orderId: line,
+    /**
+     * The button beside the Order ID (screen readers hear it followed by the label), and what it
+     * says once pressed: copied, or, where the browser would not copy, the ID selected instead.
+     */
+    copyOrderId: z.strictObject({ button: line, copied: line, selected: line }),
     nextSteps: z.strictObject({
       heading: line,
-      /** Once paid (and when the status cannot be read). */
+      /** Once paid (and when the status cannot be read), for a new buyer: with the step to set a password. */
       paid: z.array(step).min(1),
+      /** Once paid, for a buyer signed in or whose account is in use: no password to set. */
+      returning: z.array(step).min(1),
       /** While a bank debit clears. */
       processing: z.array(step).min(1),
     }),
@@ -822,6 +836,11 @@ export const sharedCopySchema = z.strictObject({
     learnMore: linkWithContext("program"),
     /** A program page's link to its checkout; screen readers hear the program's name after it. */
     buy: line,
+    /**
+     * In place of `buy` (a program page, /purchase-course) for a signed-in visitor who owns the
+     * program: the link to its course in the portal; screen readers hear the program's name after it.
+     */
+    openCourse: line,
   }),
   /** The facts of a program, as the program pages' heroes and the comparison on /programs label them. */
   programFacts: z.strictObject({ format: line, length: line, bestFor: line, support: line, price: line }),

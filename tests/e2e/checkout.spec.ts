@@ -13,6 +13,7 @@ import { expect, type Page, type Request, test } from "@playwright/test";
 import { CANCELLED_NOTICE, CHECKOUT_ERROR, PENDING_CHECKOUT_STORAGE_KEY } from "../../src/features/checkout/logic";
 import { svgDataUri } from "../../src/integrations/critical-css.ts";
 import { formatCents } from "../../packages/shared/money.ts";
+import { orderReference } from "../../packages/shared/order-reference.ts";
 import { loadPrograms } from "../unit/content-files";
 import { axeViolations, VIEWPORTS } from "./axe";
 import { createCustomer, signIn } from "./customers";
@@ -390,12 +391,13 @@ test.describe("/checkout/success (docs/product.md, Screens and routes: Payment s
     await expect(page.getByRole("heading", { name: "Access your course" })).toBeVisible();
     await expect(page.getByRole("link", { name: "Go to the Portal" })).toHaveAttribute("href", "/portal");
     await expect(page.getByRole("link", { name: "Return to Home" })).toHaveAttribute("href", "/");
+    // The Order ID is the session's order reference, what the e-mails and purchase history show.
     await expect(page.getByRole("term")).toHaveText("Order ID");
-    await expect(page.getByRole("definition")).toHaveText("cs_test_a1B2c3d4e5");
+    await expect(page.getByRole("definition")).toHaveText(await orderReference("cs_test_a1B2c3d4e5"));
     await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", "noindex");
   });
 
-  test("shows a hostile session_id as literal text, never as HTML", async ({ page }) => {
+  test("a hostile session_id is never HTML: the page shows its reference, as text", async ({ page }) => {
     const dialogs: string[] = [];
     page.on("dialog", (dialog) => {
       dialogs.push(dialog.message());
@@ -403,10 +405,105 @@ test.describe("/checkout/success (docs/product.md, Screens and routes: Payment s
     });
     const hostile = "<img src=x onerror=alert(1)>";
     await page.goto(`/checkout/success?session_id=${encodeURIComponent(hostile)}`);
-    await expect(page.getByRole("definition")).toHaveText(hostile);
+    await expect(page.getByRole("definition")).toHaveText(await orderReference(hostile));
     await expect(page.locator("main img")).toHaveCount(0);
     await page.waitForLoadState("networkidle");
     expect(dialogs).toEqual([]);
+  });
+
+  test("at 390 px the Order ID is one line a person can read aloud, and its button copies it", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseURL });
+    await page.setViewportSize({ width: 390, height: 844 });
+    const customer = await createCustomer({
+      name: "order-id",
+      orders: [{ product: "OS_ACCELERATOR", status: "completed", cents: 299_900 }],
+    });
+    const sessionId = customer.checkoutSessionIds![0]!;
+    const reference = await orderReference(sessionId);
+    await page.goto(`/checkout/success?session_id=${sessionId}`);
+    await expect(page.getByRole("heading", { level: 1, name: "Payment Successful!" })).toBeVisible();
+
+    // One identifier, the 8 characters the e-mails and purchase history show; the session id nowhere.
+    await expect(page.getByRole("term").filter({ hasText: "Order ID" })).toBeVisible();
+    const orderId = page.getByRole("definition").filter({ hasText: new RegExp(`^${reference}$`) });
+    await expect(orderId).toBeVisible();
+    await expect(page.getByRole("main")).not.toContainText(sessionId);
+    await expect(page.getByRole("main")).not.toContainText("Order reference");
+    // One line, whole (not cut off), inside the screen.
+    const line = await orderId.evaluate((dd) => {
+      const style = getComputedStyle(dd);
+      const box = dd.getBoundingClientRect();
+      return {
+        height: box.height,
+        lineHeight: parseFloat(style.lineHeight),
+        cut: dd.scrollWidth > dd.clientWidth,
+        right: box.right,
+      };
+    });
+    expect(line.height).toBeLessThan(line.lineHeight * 1.5);
+    expect(line.cut).toBe(false);
+    expect(line.right).toBeLessThanOrEqual(390);
+
+    // Selectable, and copied by its button, which says so.
+    const copyButton = page.getByRole("button", { name: "Copy Order ID" });
+    await expect(copyButton).toBeVisible();
+    await copyButton.click();
+    await expect(page.getByRole("status")).toHaveText("Copied");
+    await expect(page.getByRole("button", { name: "Copied Order ID" })).toBeVisible();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(reference);
+    await page.evaluate(() => navigator.clipboard.writeText(""));
+    await orderId.selectText();
+    expect(await page.evaluate(() => getSelection()?.toString())).toBe(reference);
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
+  test("the next steps fit the buyer: a password to set for a new account only", async ({ page, browser }) => {
+    // Paid orders the webhook recorded: one of an account never used (a new buyer's), one of an
+    // account in use (a password set), each opened signed out, as from another device.
+    const newBuyer = await createCustomer({
+      name: "new-buyer",
+      confirmed: false,
+      orders: [{ product: "GROWTH_MINDSET", status: "completed", cents: 30_000 }],
+    });
+    const returning = await createCustomer({
+      name: "returning-buyer",
+      orders: [{ product: "GROWTH_MINDSET", status: "completed", cents: 30_000 }],
+    });
+    const setPassword = page.getByRole("heading", { name: "Set your password" });
+    const openCourse = page.getByRole("heading", { name: "Open your course" });
+
+    await page.goto(`/checkout/success?session_id=${newBuyer.checkoutSessionIds![0]}`);
+    await expect(page.getByRole("heading", { level: 1, name: "Payment Successful!" })).toBeVisible();
+    await expect(setPassword).toBeVisible();
+    await expect(page.getByText("the access e-mail has a link to set your password")).toBeVisible();
+    await expect(openCourse).toBeHidden();
+
+    await page.goto(`/checkout/success?session_id=${returning.checkoutSessionIds![0]}`);
+    await expect(page.getByRole("heading", { level: 1, name: "Payment Successful!" })).toBeVisible();
+    await expect(openCourse).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Check your e-mail" })).toBeVisible();
+    await expect(page.getByText("Your receipt is on its way")).toBeVisible();
+    await expect(setPassword).toBeHidden();
+    await expect(page.getByText(/New here\?/)).toBeHidden();
+    await expect(page.getByRole("link", { name: "Go to the Portal" })).toHaveAttribute("href", "/portal");
+
+    // Signed in on this device: no password to set, even where the status cannot be read.
+    const signedIn = await browser.newPage();
+    await signIn(signedIn, returning);
+    await signedIn.waitForURL(/\/portal/);
+    await signedIn.goto("/checkout/success?session_id=cs_test_a1B2c3d4e5");
+    await expect(signedIn.getByRole("heading", { level: 1, name: "Thank you for your order" })).toBeVisible();
+    await expect(signedIn.getByRole("heading", { name: "Open your course" })).toBeVisible();
+    await expect(signedIn.getByRole("heading", { name: "Set your password" })).toBeHidden();
+    await signedIn.close();
+    // Signed out, the same page keeps the step (telling a client to sign in as usual).
+    await page.goto("/checkout/success?session_id=cs_test_a1B2c3d4e5");
+    await expect(page.getByRole("heading", { level: 1, name: "Thank you for your order" })).toBeVisible();
+    await expect(setPassword).toBeVisible();
   });
 
   test("without a session_id: the spec's page, with nothing to ask and no Order ID", async ({ page }) => {
@@ -416,6 +513,7 @@ test.describe("/checkout/success (docs/product.md, Screens and routes: Payment s
       await expect(page.getByRole("heading", { name: "Check your e-mail" })).toBeVisible();
       await expect(page.getByText("Order ID")).toBeHidden();
       await expect(page.getByRole("definition")).toHaveCount(0);
+      await expect(page.getByRole("button", { name: "Copy Order ID" })).toBeHidden();
     }
   });
 

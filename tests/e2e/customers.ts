@@ -26,7 +26,7 @@ export interface Customer {
 
 export interface OrderSeed {
   product: string;
-  status: "pending" | "completed" | "canceled" | "refunded" | "failed";
+  status: "pending" | "completed" | "canceled" | "refunded" | "failed" | "disputed";
   cents: number;
   daysAgo?: number;
   /** Stripe's receipt page of the payment, as the webhook records it from the charge. */
@@ -57,7 +57,7 @@ export async function createCustomer(
     expect((await own.from("profiles").upsert({ id, full_name: options.fullName })).error).toBeNull();
     await own.auth.signOut({ scope: "local" });
   }
-  const checkoutSessionIds = options.orders?.map((_, i) => `cs_test_e2e_${tag}_${i}`) ?? [];
+  const checkoutSessionIds = options.orders?.map((_, i) => `cs_test_e2e${tag}${i}`) ?? [];
   if (options.orders?.length) {
     const customerId = `cus_e2e${tag}`;
     const customer = await admin.from("stripe_customers").insert({ user_id: id, customer_id: customerId });
@@ -73,7 +73,7 @@ export async function createCustomer(
         amount_subtotal: order.cents,
         amount_total: order.cents,
         currency: "usd",
-        payment_status: order.status === "completed" || order.status === "refunded" ? "paid" : "unpaid",
+        payment_status: ["completed", "refunded", "disputed"].includes(order.status) ? "paid" : "unpaid",
         status: order.status,
         created_at: createdAt.toISOString(),
         // The cohort the checkout chose that day, as the webhook records it.

@@ -3,15 +3,17 @@
  * progress, opened from My Courses; a lesson read and marked complete, still complete after a
  * reload; a video resumed where it was left (the stack's Wistia stand-in); a download through a
  * signed URL; a customer without the program offered its checkout and no body; a signed-out
- * visitor sent to /login and back; a cohort lesson before its week, with its day and no body.
- * Each page axe-clean at 1280 and 390 px. (A refund taking the course away: purchase.spec.ts.)
+ * visitor sent to /login and back; a cohort lesson before its week, with its day and no body; the
+ * lessons whose week is ahead, in the outline and beside a lesson, marked with the day they open
+ * and no links. Each page axe-clean at 1280 and 390 px. (A refund taking the course away: purchase.spec.ts.)
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 import { load } from "js-yaml";
-import { cohortOn, dayIn, formatDay } from "@advisor-accelerator/shared/cohort.ts";
+import { addDays, cohortOn, dayIn, formatDay } from "@advisor-accelerator/shared/cohort.ts";
 import { axeViolations, VIEWPORTS } from "./axe";
+import { cohortOf } from "./cohorts";
 import { createCustomer, signIn } from "./customers";
 import { priceOf } from "./prices";
 
@@ -49,9 +51,13 @@ test.describe("the demo customer", () => {
     const tile = page.getByRole("article").filter({ hasText: "Growth Mindset Mastery" });
     await expect(tile).toContainText("3 of 18 lessons");
     await expect(tile.getByRole("progressbar")).toHaveAttribute("aria-valuenow", "16");
+    // "Continue course →" opens the lesson where the demo stopped (its video at 1:35), not the outline.
+    await expect(tile).toContainText("Continue course →");
     await tile.getByRole("link", { name: "Growth Mindset Mastery" }).click();
+    await expect(page).toHaveURL(/\/portal\/courses\/growth-mindset\/name-your-call-reluctance$/);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Name the kind of call reluctance you have");
 
-    await expect(page).toHaveURL(/\/portal\/courses\/growth-mindset$/);
+    await page.goto("/portal/courses/growth-mindset");
     await expect(page.getByRole("heading", { level: 1, name: "Growth Mindset Mastery" })).toBeVisible();
     await expect(page.getByText("3 of 18 lessons", { exact: true })).toBeVisible();
     const module1 = page.getByRole("region", { name: "The identity of a top producer" });
@@ -217,5 +223,114 @@ for (const viewport of VIEWPORTS) {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, `${path}: no sideways scrolling`).toBeLessThanOrEqual(0);
     }
+  });
+}
+
+/** A lesson of the AI program as content/lessons/ has it. */
+interface CohortLesson {
+  slug: string;
+  title: string;
+  module: number;
+  order: number;
+  duration: number;
+  unlockWeek?: number;
+}
+const AI_LESSONS = readdirSync(join(CONTENT, "lessons/ai-advisor-accelerator"))
+  .filter((file) => file.endsWith(".mdx"))
+  .map((file) => {
+    const front = readFileSync(join(CONTENT, "lessons/ai-advisor-accelerator", file), "utf8").split(/^---$/m)[1]!;
+    return { slug: file.slice(0, -".mdx".length), ...(load(front) as Omit<CohortLesson, "slug">) };
+  })
+  .sort((a, b) => a.module - b.module || a.order - b.order);
+const AI_MODULES = (
+  load(readFileSync(join(CONTENT, "curricula/ai-advisor-accelerator.yaml"), "utf8")) as {
+    items: { label: string; title: string }[];
+  }
+).items;
+const PORTAL_COPY = load(readFileSync(join(CONTENT, "pages/portal.yaml"), "utf8")) as {
+  lesson: { outline: string; neighbours: { label: string } };
+};
+
+for (const viewport of VIEWPORTS) {
+  test(`at ${viewport.width} px, a cohort buyer sees the lessons whose week is ahead marked with the day they open, not as links`, async ({
+    page,
+  }) => {
+    await page.setViewportSize(viewport);
+    // The browser's clock held at the moment the test works the days out: page and test count from one day.
+    const at = new Date();
+    await page.clock.setFixedTime(at);
+    const customer = await createCustomer({
+      name: "locked",
+      orders: [{ product: "AI_ACCELERATOR", status: "completed", cents: 1_500_000, daysAgo: 0 }],
+    });
+    // The cohort the checkout picked for a buyer today (packages/shared/cohort.ts), else the day of purchase.
+    const day = dayIn(TIME_ZONE, at);
+    const start = cohortOf("AI_ACCELERATOR", at)?.start ?? day;
+    const opens = (lesson: CohortLesson) => (lesson.unlockWeek ? addDays(start, (lesson.unlockWeek - 1) * 7) : null);
+    const ahead = (lesson: CohortLesson) => (opens(lesson) ?? "") > day;
+    const moduleOf = (number: number) => AI_LESSONS.filter((l) => l.module === number);
+    const sidebarOf = (number: number) =>
+      page.getByRole("complementary", { name: `${AI_MODULES[number - 1]!.label}: ${AI_MODULES[number - 1]!.title}` });
+    await signIn(page, customer);
+    await expect(page).toHaveURL(/\/portal$/);
+
+    // A lesson of week 5, always ahead of a buyer who paid today: it and its module's others are
+    // listed beside it with the day they open, and none is a link; the keyboard passes them by.
+    const weekFive = moduleOf(3);
+    const current = weekFive.find((l) => l.slug === "let-ai-prepare-every-meeting")!;
+    await page.goto(`/portal/courses/ai-advisor-accelerator/${current.slug}`);
+    const sidebar = sidebarOf(3);
+    for (const lesson of weekFive) {
+      expect(ahead(lesson), lesson.slug).toBe(true);
+      const item = sidebar.getByRole("listitem").filter({ hasText: lesson.title });
+      // What a screen reader meets: the title and the day, no link, no image (the lock is decoration).
+      await expect(item).toMatchAriaSnapshot(
+        `- listitem: ${lesson.title} Opens ${formatDay(opens(lesson)!)} ${lesson.duration} min`,
+      );
+    }
+    await expect(sidebar.getByRole("listitem").filter({ hasText: current.title })).toHaveAttribute(
+      "aria-current",
+      "page",
+    );
+    await expect(sidebar.getByRole("link")).toHaveText([PORTAL_COPY.lesson.outline]);
+    await page.getByRole("navigation", { name: PORTAL_COPY.lesson.neighbours.label }).getByRole("link").last().focus();
+    await page.keyboard.press("Tab");
+    await expect(sidebar.getByRole("link", { name: PORTAL_COPY.lesson.outline })).toBeFocused();
+    expect(await axeViolations(page), "week 5's lesson page").toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+
+    // The orientation, open with the purchase: a link, the current one; the first week's lessons
+    // beside it are links once the cohort has started, and before that say the day it starts.
+    const firstModule = moduleOf(1);
+    const orientation = firstModule.find((l) => !l.unlockWeek)!;
+    await page.goto(`/portal/courses/ai-advisor-accelerator/${orientation.slug}`);
+    const first = sidebarOf(1);
+    await expect(lessonRegion(page)).toBeVisible();
+    await expect(first.getByRole("link", { name: orientation.title })).toHaveAttribute("aria-current", "page");
+    for (const lesson of firstModule.filter((l) => l !== orientation)) {
+      const item = first.getByRole("listitem").filter({ hasText: lesson.title });
+      if (ahead(lesson)) {
+        await expect(item).toContainText(`Opens ${formatDay(start)}`);
+        await expect(item.getByRole("link")).toHaveCount(0);
+      } else {
+        await expect(item.getByRole("link", { name: lesson.title })).toHaveAttribute("href", /\/portal\/courses\//);
+        await expect(item).not.toContainText("Opens");
+      }
+    }
+    const after = firstModule.slice(firstModule.indexOf(orientation) + 1).find((l) => !ahead(l));
+    await first.getByRole("link", { name: orientation.title }).focus();
+    await page.keyboard.press("Tab");
+    await expect(first.getByRole("link", { name: after?.title ?? PORTAL_COPY.lesson.outline })).toBeFocused();
+
+    // The course outline says the same of them.
+    await page.goto("/portal/courses/ai-advisor-accelerator");
+    const module3 = page.getByRole("region", { name: AI_MODULES[2]!.title });
+    for (const lesson of weekFive) {
+      const item = module3.getByRole("listitem").filter({ hasText: lesson.title });
+      await expect(item).toContainText(`Opens ${formatDay(opens(lesson)!)}`);
+      await expect(item.getByRole("link")).toHaveCount(0);
+    }
+    await expect(page.getByRole("link", { name: new RegExp(`^${orientation.title}`) })).toBeVisible();
+    expect(await axeViolations(page), "the course outline").toEqual([]);
   });
 }

@@ -6,10 +6,12 @@
  * (signed in by the link), and the program in My Courses, its course open at once, and in
  * purchase history. Then the ways it can go otherwise: a bank debit processing then paid or
  * failed, a returning customer's second purchase, a declined card that leaves nothing behind, a
- * refund that takes the program and its lessons away with one e-mail saying so.
+ * refund that takes the lessons away with one e-mail saying so, the program staying on My Courses
+ * as refunded, with the day, and purchase history leading to it.
  */
 import { randomUUID } from "node:crypto";
 import { expect, type Page, test } from "@playwright/test";
+import { orderReference } from "../../packages/shared/order-reference.ts";
 import { lastMailTo, serviceClient } from "./customers";
 import { priceOf } from "./prices";
 
@@ -93,13 +95,16 @@ for (const program of PROGRAMS) {
     await page.waitForURL(/\/checkout\/success\?session_id=cs_test_/);
     const sessionId = new URL(page.url()).searchParams.get("session_id")!;
     await expect(page.getByRole("heading", { name: "Payment Successful!" })).toBeVisible();
-    await expect(page.getByText(sessionId)).toBeVisible();
     const facts = page.locator("#facts");
     await expect(facts).toContainText(program.name);
     await expect(facts).toContainText(program.amount);
     await expect(facts).toContainText(email);
-    const reference = (await facts.locator("dd").last().textContent())!;
-    expect(reference).toMatch(/^[0-9A-F]{8}$/);
+    // The Order ID is the order reference, the one purchase history shows below.
+    const reference = await orderReference(sessionId);
+    await expect(page.getByRole("term").filter({ hasText: "Order ID" })).toBeVisible();
+    await expect(page.getByRole("definition").filter({ hasText: new RegExp(`^${reference}$`) })).toBeVisible();
+    // A new account: the step that says where to set its password.
+    await expect(page.getByRole("heading", { name: "Set your password" })).toBeVisible();
 
     // One e-mail to act on (access, with the set-password link) and Stripe's receipt.
     const link = await setPasswordLink(page, email);
@@ -111,10 +116,10 @@ for (const program of PROGRAMS) {
 
     const courses = page.locator("section", { has: page.getByRole("heading", { name: "My Courses" }) });
     await expect(courses.getByRole("link", { name: program.name })).toBeVisible();
-    // Instant access: the course opens from My Courses, and its first lesson reads at once.
+    // Instant access: "Start course →" on My Courses opens the course's first lesson, which reads at once.
+    await expect(courses.getByRole("article")).toContainText("Start course →");
     await courses.getByRole("link", { name: program.name }).click();
-    await expect(page.getByRole("heading", { level: 1, name: program.name })).toBeVisible();
-    await page.getByRole("link", { name: "Start", exact: true }).click();
+    await expect(page).toHaveURL(/\/portal\/courses\/[a-z-]+\/[a-z-]+$/);
     await expect(page.getByRole("region", { name: "Lesson", exact: true })).toBeVisible();
 
     await page.goto("/portal/settings/purchase-history");
@@ -171,8 +176,9 @@ test("a bank debit that fails: 'Payment failed', one e-mail saying so, a way to 
   await expect(page.getByRole("link", { name: "Try again" })).toHaveAttribute("href", "/checkout/OS_ACCELERATOR");
 });
 
-test("a returning customer's second purchase: one access e-mail, no set-password link, the course at once", async ({
+test("a returning customer's second purchase: no set-password step or link, one access e-mail, the course at once", async ({
   page,
+  browser,
 }) => {
   test.setTimeout(90_000);
   const email = buyer("returning");
@@ -183,10 +189,22 @@ test("a returning customer's second purchase: one access e-mail, no set-password
   // Signed in now: the checkout knows them (their address filled in, read-only).
   await checkOut(page, "AI_ACCELERATOR", email, undefined, true);
   await page.waitForURL(/\/checkout\/success/);
+  // The success page asks no password of them: straight to their course.
+  await expect(page.getByRole("heading", { level: 1, name: "Payment Successful!" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Open your course" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Set your password" })).toBeHidden();
+  const success = page.url();
   const access = await lastMailTo(page, email, /^You now have AI Advisor Accelerator/);
   expect(access.subject).toBe("You now have AI Advisor Accelerator");
   expect(access.html).not.toContain("reset-password");
   expect((await mailsTo(page, email)).filter((m) => /set your password/.test(m.subject))).toHaveLength(1);
+  // Nor on another device, signed out: the order, recorded now, belongs to an account in use.
+  const elsewhere = await browser.newPage();
+  await elsewhere.goto(success);
+  await expect(elsewhere.getByRole("heading", { level: 1, name: "Payment Successful!" })).toBeVisible();
+  await expect(elsewhere.getByRole("heading", { name: "Open your course" })).toBeVisible();
+  await expect(elsewhere.getByRole("heading", { name: "Set your password" })).toBeHidden();
+  await elsewhere.close();
   const open = /href="([^"]*\/portal\/courses\/ai-advisor-accelerator)"/.exec(access.html)?.[1];
   expect(open).toBeDefined();
   await page.goto(new URL(open!).pathname);
@@ -241,7 +259,7 @@ test("a card that asks for 3-D Secure: the bank's step on Stripe's page, then pa
   await lastMailTo(page, refused, /^You now have Growth Mindset Mastery/);
 });
 
-test("a refund under the guarantee takes the program out of My Courses; purchase history says Refunded", async ({
+test("a refund under the guarantee ends the course: My Courses says Refunded on the day and access ended; purchase history says Refunded and leads there", async ({
   page,
 }) => {
   test.setTimeout(60_000);
@@ -264,16 +282,42 @@ test("a refund under the guarantee takes the program out of My Courses; purchase
       (await mailsTo(page, email)).filter((m) => m.subject === "Your refund for Advisor OS Accelerator"),
     )
     .toHaveLength(1);
+  const today = new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", year: "numeric" }).format(
+    new Date(),
+  );
 
   await expect(async () => {
     await page.goto("/portal");
     await expect(courses.getByRole("link", { name: "Advisor OS Accelerator" })).toHaveCount(0, { timeout: 1_000 });
   }).toPass({ timeout: 15_000 });
+  // The program stays, said to be refunded and when, with no way into its course; never "no programs yet".
+  const refunded = courses.getByRole("listitem").filter({ hasText: "Advisor OS Accelerator" });
+  await expect(courses.getByRole("heading", { name: "Refunds and disputes" })).toBeVisible();
+  await expect(refunded).toContainText(`Refunded on ${today}`);
+  await expect(refunded).toContainText("access ended");
+  await expect(refunded.getByRole("link")).toHaveCount(0);
+  await expect(courses.getByRole("article")).toHaveCount(0);
+  await expect(page.getByText("You don’t have any programs yet.")).toHaveCount(0);
+  await expect(courses.getByText("No active programs yet.")).toBeVisible();
+  const stat = (name: string) =>
+    page
+      .locator("dl > div")
+      .filter({ has: page.getByText(name, { exact: true }) })
+      .locator("dd");
+  await expect(stat("Programs owned")).toHaveText("0");
+  await expect(stat("Lessons completed")).toHaveText("0");
+
   // The course went with it: its lessons are the buy page now.
   await page.goto(lesson);
   await expect(page.getByRole("heading", { name: "This lesson is part of Advisor OS Accelerator" })).toBeVisible();
   await expect(page.getByRole("region", { name: "Lesson", exact: true })).toHaveCount(0);
   await page.goto("/portal/settings/purchase-history");
   const row = page.getByRole("main").locator("li[data-order]").filter({ hasText: "Advisor OS Accelerator" });
-  await expect(row).toContainText("Refunded");
+  await expect(row.locator("[data-tone]")).toHaveText("Refunded");
+  await expect(row).toContainText(`Refunded on ${today}`);
+  // Its name leads back to the program on My Courses, which takes the focus there.
+  await row.getByRole("link", { name: "Advisor OS Accelerator" }).click();
+  await expect(page).toHaveURL(/\/portal#program-os-accelerator$/);
+  await expect(refunded).toBeFocused();
+  await expect(refunded).toContainText(`Refunded on ${today}`);
 });

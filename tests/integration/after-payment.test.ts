@@ -122,6 +122,8 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
       reference: await orderReference(session.id),
       // A self-paced program: no cohort.
       cohortStart: null,
+      // Their account is new, never used: the success page keeps the set-password step.
+      accountInUse: false,
     });
 
     const access = mailsTo(email).filter((m) => m.subject.startsWith("You now have"));
@@ -154,7 +156,11 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
     const signedIn = await stack.client().auth.verifyOtp({ token_hash: hash![1]!, type: "invite" });
     expect(signedIn.error).toBeNull();
 
-    await buy(email, OS, CARD, signedIn.data.session!.access_token);
+    const second = await buy(email, OS, CARD, signedIn.data.session!.access_token);
+    // The success page asks no password of them: their account is in use (and now the first
+    // order's page says so too, as the account is the same).
+    expect((await status(second.id)).body).toMatchObject({ state: "paid", email, accountInUse: true });
+    expect((await status(first.id)).body.accountInUse).toBe(true);
     const os = mailsTo(email).filter((m) => m.subject.startsWith("You now have Advisor OS Accelerator"));
     expect(os.map((m) => m.subject)).toEqual(["You now have Advisor OS Accelerator"]);
     expect(os[0]!.html).not.toContain("reset-password");
@@ -184,7 +190,8 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
   it("a bank debit: processing (no access e-mail, a second checkout refused), then paid with one access e-mail", async () => {
     const email = buyer("bank");
     const session = await buy(email, GROWTH, BANK);
-    expect((await status(session.id)).body.state).toBe("processing");
+    // Not paid yet: nothing said of the buyer's account.
+    expect((await status(session.id)).body).toMatchObject({ state: "processing", accountInUse: null });
     expect(subjects(email).filter((s) => s.startsWith("You now have"))).toEqual([]);
     // Signed out, the address reveals an account, not a payment on its way.
     const again = await startCheckout(email);
@@ -315,6 +322,22 @@ describe.each(BACKENDS)("after the payment on $name", (backend) => {
       .poll(() => subjects(email).filter((s) => s.startsWith("You now have")).length, { timeout: 15_000 })
       .toBe(1);
     expect((await queued(session.id))[0]).toMatchObject({ kind: "access", status: "sent" });
+  });
+
+  it("checkout-status says nothing of an account for a session the webhook has not recorded", async () => {
+    // A returning customer's address, checked out by them signed in but not paid: Stripe's answer,
+    // which names no account, whoever's address it carries.
+    const email = buyer("unrecorded");
+    await buy(email);
+    const link = await stack.admin().auth.admin.generateLink({ type: "recovery", email });
+    const owner = await stack
+      .client()
+      .auth.verifyOtp({ token_hash: link.data.properties!.hashed_token, type: "recovery" });
+    const response = await startCheckout(email, OS, owner.data.session!.access_token);
+    const { url } = (await response.json()) as { url: string };
+    const open = await status(/cs_test_[A-Za-z0-9]+/.exec(url)![0]);
+    expect(open.code).toBe(200);
+    expect(open.body).toMatchObject({ state: "open", accountInUse: null });
   });
 
   it("checkout-status answers only a well-formed id of this site's sessions, and nothing else", async () => {

@@ -1,7 +1,8 @@
 /** The success page's views (docs/product.md, Screens and routes: Payment success; a pending payment is never called successful). */
 import { describe, expect, it } from "vitest";
 import type { CheckoutStatus } from "@advisor-accelerator/shared/checkout-status.ts";
-import { fetchStatus, successView } from "./success";
+import { userFromPersistedSession } from "~/features/auth/persisted-session";
+import { fetchStatus, nextStepsFor, orderIdOf, signedInUser, successView } from "./success";
 
 const status = (state: CheckoutStatus["state"], email: string | null = "dana@example.com"): CheckoutStatus => ({
   state,
@@ -11,24 +12,24 @@ const status = (state: CheckoutStatus["state"], email: string | null = "dana@exa
   email,
   reference: "3F9A27C1",
   cohortStart: null,
+  accountInUse: null,
 });
 
 describe("the success page's view of its session", () => {
-  it("paid: the spec's page, with the program, the amount paid, the address and the order reference", () => {
+  it("paid: the spec's page, with the program, the amount paid and the address (the reference is the Order ID, apart)", () => {
     const view = successView(status("paid"), false);
     expect(view.state).toBe("paid");
     expect(view.facts).toEqual([
       ["Program", "Growth Mindset Mastery"],
       ["Amount paid", "$300"],
       ["Receipt and access sent to", "dana@example.com"],
-      ["Order reference", "3F9A27C1"],
     ]);
   });
 
   it("a bank debit still clearing is 'processing', never paid, and says no amount was paid yet", () => {
     const view = successView(status("processing"), false);
     expect(view.state).toBe("processing");
-    expect(view.facts.map(([label]) => label)).toEqual(["Program", "Amount", "E-mail", "Order reference"]);
+    expect(view.facts.map(([label]) => label)).toEqual(["Program", "Amount", "E-mail"]);
     expect(view.fields).toMatchObject({ program: "Growth Mindset Mastery", email: "dana@example.com" });
   });
 
@@ -73,6 +74,50 @@ describe("the success page's view of its session", () => {
   });
 });
 
+describe("the paid page's next steps fit the buyer", () => {
+  const paid = (accountInUse: boolean | null, email: string | null = "dana@example.com") => ({
+    ...status("paid", email),
+    accountInUse,
+  });
+  const dana = { id: "u1", email: "Dana@Example.com" };
+
+  it("a new buyer, signed out: the steps with the set-password link", () => {
+    expect(nextStepsFor(paid(false), null)).toBe("new");
+  });
+
+  it("an account already in use (a password set): no password to set, signed in here or not", () => {
+    expect(nextStepsFor(paid(true), null)).toBe("returning");
+    expect(nextStepsFor(paid(true), { id: "u2", email: "someone@example.com" })).toBe("returning");
+  });
+
+  it("signed in on this device as the buyer: no password to set, before the webhook has said too", () => {
+    expect(nextStepsFor(paid(null), dana)).toBe("returning");
+    expect(nextStepsFor(paid(false), dana)).toBe("returning");
+    // The status not read (or not asked: no session id): whoever is signed in here.
+    expect(nextStepsFor(null, dana)).toBe("returning");
+    expect(nextStepsFor(paid(null, null), { id: "u1" })).toBe("returning");
+  });
+
+  it("signed in as someone else than the buyer: still the new buyer's steps", () => {
+    expect(nextStepsFor(paid(false), { id: "u2", email: "someone@example.com" })).toBe("new");
+    expect(nextStepsFor(paid(null), { id: "u2", email: "someone@example.com" })).toBe("new");
+  });
+
+  it("nothing known, nobody signed in: the new buyer's steps (which tell a client to sign in as usual)", () => {
+    expect(nextStepsFor(null, null)).toBe("new");
+    expect(nextStepsFor(paid(null), null)).toBe("new");
+  });
+});
+
+describe("the Order ID", () => {
+  it("is the order reference (SHA-256's first 8 hex digits, upper case) from the session id alone", async () => {
+    // The same as `sha256sum` gives, and as the database's stripe_user_orders.order_reference
+    // (tests/integration/after-payment.test.ts holds the two together).
+    expect(await orderIdOf("cs_test_a1B2c3d4e5")).toBe("02C12710");
+    expect(await orderIdOf("cs_test_a1B2c3d4e6")).not.toBe("02C12710");
+  });
+});
+
 describe("asking checkout-status", () => {
   /** A server answering as the function does: `answers` in turn, JSON bodies. */
   async function functionAnswering(answers: [number, unknown][]) {
@@ -110,5 +155,27 @@ describe("asking checkout-status", () => {
     expect(await fetchStatus(twice.url, "cs_test_a1abcdefgh", async () => undefined)).toBeNull();
     expect(twice.asked).toHaveLength(2);
     twice.close();
+  });
+});
+
+describe("who is signed in, read as the account button reads it", () => {
+  const NOW = 1_800_000_000;
+  const user = { id: "6f1c…", email: "dana@example.com" };
+  const cases: [string, string | null][] = [
+    ["nothing stored", null],
+    ["not JSON", "{"],
+    ["JSON null", "null"],
+    ["a renewable session", JSON.stringify({ user, refresh_token: "r1", expires_at: NOW - 10 })],
+    ["an unexpired session without a refresh token", JSON.stringify({ user, refresh_token: "", expires_at: NOW + 60 })],
+    ["an expired session without a refresh token", JSON.stringify({ user, expires_at: NOW - 1 })],
+    ["no user", JSON.stringify({ refresh_token: "r1" })],
+    ["a user without an id", JSON.stringify({ user: { email: "x@example.com" }, refresh_token: "r1" })],
+    ["a user without an e-mail", JSON.stringify({ user: { id: "u2" }, refresh_token: "r1" })],
+  ];
+  it.each(cases)("%s: the same user as the account button", (_, raw) => {
+    expect(signedInUser(raw, NOW)).toEqual(userFromPersistedSession(raw, NOW));
+  });
+  it("finds the signed-in buyer of a renewable session", () => {
+    expect(signedInUser(cases[3]![1], NOW)).toEqual(user);
   });
 });

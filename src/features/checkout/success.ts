@@ -1,10 +1,13 @@
 /**
  * The success page's reading of its Checkout Session (src/pages/checkout/success.astro): asks the
  * `checkout-status` function (functions/checkout-status/handler.ts) where the payment stands and
- * turns the answer into the view to show. Pure apart from `fetchStatus`, so the rules are unit
- * tested: a payment still processing is never called successful, and one that failed says so.
+ * turns the answer into the view to show. Pure apart from `fetchStatus` and `orderIdOf`, so the
+ * rules are unit tested: a payment still processing is never called successful, one that failed
+ * says so, and a returning buyer is not asked to set a password.
  */
 import type { CheckoutStatus } from "@advisor-accelerator/shared/checkout-status.ts";
+import { orderReference } from "@advisor-accelerator/shared/order-reference.ts";
+import type { PersistedUser } from "~/features/auth/persisted-session";
 import { rushWaitOf } from "./logic";
 import { formatDay } from "@advisor-accelerator/shared/cohort.ts";
 import { formatCents } from "@advisor-accelerator/shared/money.ts";
@@ -42,7 +45,7 @@ export function successView(status: CheckoutStatus | null, failedToRead: boolean
     [state === "paid" ? "Amount paid" : "Amount", amount],
   ];
   if (status.email) facts.push([state === "paid" ? "Receipt and access sent to" : "E-mail", status.email]);
-  facts.push(["Order reference", status.reference]);
+  // The order reference is the page's Order ID, shown once, apart from these facts.
   return {
     state,
     facts,
@@ -50,6 +53,66 @@ export function successView(status: CheckoutStatus | null, failedToRead: boolean
     checkout: `/checkout/${status.program.key}`,
     course: status.program.course,
   };
+}
+
+/**
+ * Who is signed in on this device (`raw`: the session supabase-js persisted), by the header's
+ * account button's rule (userFromPersistedSession in src/features/auth/persisted-session.ts): a
+ * user, and a refresh token or an access token not yet expired. Read here, not imported from
+ * there: a module this page's script shared with the button's would become a chunk of its own,
+ * and the button's script, on every page, an external module instead of an inline one.
+ * ./success.test.ts holds the two readings together.
+ */
+export function signedInUser(raw: string | null, nowSeconds = Date.now() / 1000): PersistedUser | null {
+  try {
+    const { user, refresh_token: refresh, expires_at: expires } = JSON.parse(raw!) as Record<string, unknown>;
+    const { id, email } = (user ?? {}) as { id?: unknown; email?: unknown };
+    const usable =
+      (typeof refresh === "string" && refresh !== "") || (typeof expires === "number" && expires > nowSeconds);
+    if (typeof id !== "string" || !id || !usable) return null;
+    return { id, email: typeof email === "string" ? email : undefined };
+  } catch {
+    // Nothing stored (JSON.parse(null) is null), or not JSON: nobody is signed in.
+    return null;
+  }
+}
+
+/** The persisted session under `key`, sessionStorage first (Remember me unchecked), as supabase-js reads it. */
+export function storedSession(key: string): string | null {
+  try {
+    return sessionStorage.getItem(key) ?? localStorage.getItem(key);
+  } catch {
+    // Storage blocked (privacy mode): nobody can be signed in on this device.
+    return null;
+  }
+}
+
+/**
+ * Which next steps the paid page shows: "returning" (open your course; nothing to set up) to a
+ * buyer whose account is in use (checkout-status says so) or who is signed in on this device as
+ * the buyer (an address the function does not know yet counts as theirs: a signed-in checkout is
+ * in the customer's own name); "new" (set your password, hedged for a client) to everyone else,
+ * and whenever the page cannot tell.
+ */
+export function nextStepsFor(status: CheckoutStatus | null, user: PersistedUser | null): "new" | "returning" {
+  if (status?.accountInUse === true) return "returning";
+  if (!user) return "new";
+  const buyer = status?.email?.toLowerCase();
+  return !buyer || !user.email || user.email.toLowerCase() === buyer ? "returning" : "new";
+}
+
+/**
+ * The Order ID the page shows for `sessionId`: its order reference ("3F9A27C1"), the one the
+ * e-mails, purchase history and the team's tools use, computed here so that it shows before (and
+ * without) checkout-status's answer. Where the browser has no Web Crypto (a page not served over
+ * HTTPS), the session id itself, which the function's `reference` replaces when it answers.
+ */
+export async function orderIdOf(sessionId: string): Promise<string> {
+  try {
+    return await orderReference(sessionId);
+  } catch {
+    return sessionId;
+  }
 }
 
 /** How often, and how many times, a page showing a processing payment asks again. */
