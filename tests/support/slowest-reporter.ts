@@ -1,7 +1,7 @@
 /**
  * A vitest reporter beside the default one: when the run ends, the five test files that took
- * longest, so whoever finds `npm test` slow sees where the time goes (Playwright's own
- * `reportSlowTests` does the same for the end-to-end files, playwright.config.ts).
+ * longest, so whoever finds `npm test` slow sees where the time goes (tests/e2e/slowest-reporter.ts
+ * does the same for the end-to-end files).
  */
 import type { Reporter, TestModule } from "vitest/node";
 
