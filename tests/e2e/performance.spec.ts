@@ -92,6 +92,8 @@ const FIRST_SCREENS = [
   "/dmca",
   "/get-started-ai",
 ];
+/** Short pages whose <body> and <main> stretch to the screen's height (BaseLayout's `fill`). */
+const SHORT_PAGES = ["/login", "/forgot-password", "/checkout/GROWTH_MINDSET"];
 /** Lighthouse's phone (a mobile browser: content wider than the page would zoom it out), and a desktop. */
 const SCREENS = [
   {
@@ -237,7 +239,7 @@ test.describe("critical CSS", () => {
             w.layoutShift += entry.value;
         }).observe({ type: "layout-shift", buffered: true });
       });
-      for (const path of FIRST_SCREENS) {
+      for (const path of [...FIRST_SCREENS, ...SHORT_PAGES]) {
         await page.goto(path);
         await stylesheetsApplied(page);
         await page.evaluate(
