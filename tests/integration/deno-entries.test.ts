@@ -73,6 +73,19 @@ function cacheEntry(name: string): Promise<void> {
   });
 }
 
+/**
+ * Stops an entry and everything it started: node_modules/.bin/deno is npm's launcher, a Node
+ * script that runs the Deno binary as its child, so a signal to the launcher alone would leave
+ * Deno serving, orphaned, after the tests. Each entry runs in its own process group.
+ */
+function stopEntry(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, "SIGTERM");
+  } catch {
+    // Already gone.
+  }
+}
+
 /** Starts the function's Edge entry under Deno on a free port; resolves once it listens. */
 async function serveEntry(name: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
@@ -90,6 +103,8 @@ async function serveEntry(name: string, env: Record<string, string>): Promise<{ 
         NO_COLOR: "1",
         ...env,
       },
+      // Its own process group, the launcher and Deno both: see stopEntry.
+      detached: true,
     },
   );
   let output = "";
@@ -111,7 +126,7 @@ async function serveEntry(name: string, env: Record<string, string>): Promise<{ 
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
-  child.kill();
+  stopEntry(child);
   throw new Error(`deno did not start ${name} in time: ${output}`);
 }
 
@@ -137,7 +152,7 @@ describe("the functions' Edge entries under Deno", () => {
     };
   }, 60_000);
   afterAll(async () => {
-    for (const child of children) child.kill();
+    for (const child of children) stopEntry(child);
     await stack?.stop();
   });
 
