@@ -7,7 +7,7 @@
  * state (skeletons); the data comes from the portal store, which the page starts fetching before
  * this island hydrates.
  */
-import { useEffect, useId, useSyncExternalStore } from "react";
+import { type ReactNode, useEffect, useId, useSyncExternalStore } from "react";
 import { $auth } from "~/stores/session";
 import { lessonCount } from "~/features/course/logic";
 import { dayIn, formatDay } from "@advisor-accelerator/shared/cohort.ts";
@@ -285,22 +285,10 @@ function Courses({ progress, timeZone, ...courses }: MyCourses & { progress: Row
           <p className="mt-1 text-sm text-slate-300">These open here as soon as your payment is confirmed.</p>
           <ul className="mt-4 space-y-3">
             {processing.map((course) => (
-              <Panel
-                as="li"
-                muted
-                key={course.key}
-                id={courseAnchor(course.key)}
-                tabIndex={-1}
-                className="flex items-center gap-4 p-4 focus-visible:outline-2 focus-visible:outline-sky-400"
-              >
-                {course.image ? (
-                  <img src={course.image} alt="" width={40} height={40} className="size-10 shrink-0 rounded-lg" />
-                ) : (
-                  <span aria-hidden="true" className="size-10 shrink-0 rounded-lg bg-white/10" />
-                )}
+              <CourseRow key={course.key} course={course}>
                 <span className="min-w-0 flex-1 font-medium text-white">{course.name}</span>
                 <Badge tone="yellow">{course.status}</Badge>
-              </Panel>
+              </CourseRow>
             ))}
           </ul>
         </div>
@@ -326,18 +314,7 @@ function Courses({ progress, timeZone, ...courses }: MyCourses & { progress: Row
 function EndedCourse({ course }: { course: CourseCard }) {
   const note = endedNote(course);
   return (
-    <Panel
-      as="li"
-      muted
-      id={courseAnchor(course.key)}
-      tabIndex={-1}
-      className="flex items-center gap-4 p-4 focus-visible:outline-2 focus-visible:outline-sky-400"
-    >
-      {course.image ? (
-        <img src={course.image} alt="" width={40} height={40} className="size-10 shrink-0 rounded-lg opacity-60" />
-      ) : (
-        <span aria-hidden="true" className="size-10 shrink-0 rounded-lg bg-white/10" />
-      )}
+    <CourseRow course={course} faded>
       <div className="min-w-0 flex-1">
         <p className="font-medium text-white">{course.name}</p>
         <p className="mt-1 text-sm text-slate-300">
@@ -353,6 +330,36 @@ function EndedCourse({ course }: { course: CourseCard }) {
           {note.access}
         </p>
       </div>
+    </CourseRow>
+  );
+}
+
+/**
+ * A program in one of My Courses' lists below the tiles (awaiting payment, refunds and disputes):
+ * its picture, `faded` when the course is closed to the customer, then what the list says of it.
+ * Purchase history links to it by its anchor.
+ */
+function CourseRow({ course, faded = false, children }: { course: CourseCard; faded?: boolean; children: ReactNode }) {
+  return (
+    <Panel
+      as="li"
+      muted
+      id={courseAnchor(course.key)}
+      tabIndex={-1}
+      className="flex items-center gap-4 p-4 focus-visible:outline-2 focus-visible:outline-sky-400"
+    >
+      {course.image ? (
+        <img
+          src={course.image}
+          alt=""
+          width={40}
+          height={40}
+          className={`size-10 shrink-0 rounded-lg${faded ? " opacity-60" : ""}`}
+        />
+      ) : (
+        <span aria-hidden="true" className="size-10 shrink-0 rounded-lg bg-white/10" />
+      )}
+      {children}
     </Panel>
   );
 }
