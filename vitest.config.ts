@@ -1,4 +1,5 @@
 /// <reference types="vitest/config" />
+import { availableParallelism } from "node:os";
 import { getViteConfig } from "astro/config";
 
 /**
@@ -16,6 +17,10 @@ export default getViteConfig({
   test: {
     environment: "node",
     testTimeout: 20_000,
+    // One file per core. Vitest's default leaves a core free (one worker on a 2-core machine), but
+    // most files spend their time waiting on the stack's servers, Postgres and child processes, not
+    // on the CPU: two workers on 2 cores run the suite in 256 s instead of 413 s.
+    maxWorkers: availableParallelism(),
     // The default output, a table of the hostile tries the tests made (tests/support/hostile.ts), and
     // the slowest files.
     reporters: ["default", "./tests/support/hostile-reporter.ts", "./tests/support/slowest-reporter.ts"],
