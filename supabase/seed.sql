@@ -69,3 +69,47 @@ values
   ('5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f', 'growth-mindset/score-your-top-producer-week', true, 0),
   ('5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f', 'growth-mindset/name-your-call-reluctance', false, 95)
 on conflict (user_id, lesson_id) do nothing;
+
+-- The team: one demo admin, who signs in at /login as team@advisoraccelerator.com with the password
+-- advisor-team-2026 and opens the desk (/desk). Written as Auth writes a user, as above; made staff
+-- as `npm run staff -- add … --role admin` makes anyone staff.
+insert into auth.users (
+  instance_id, id, aud, role, email, encrypted_password, email_confirmed_at,
+  confirmation_token, recovery_token, email_change_token_new, email_change,
+  raw_app_meta_data, raw_user_meta_data, created_at, updated_at
+)
+values (
+  '00000000-0000-0000-0000-000000000000',
+  '7a1e4b2c-3d5f-4e6a-8b9c-0d1e2f3a4b5c',
+  'authenticated',
+  'authenticated',
+  'team@advisoraccelerator.com',
+  extensions.crypt('advisor-team-2026', extensions.gen_salt('bf', 10)),
+  now() - interval '90 days',
+  '', '', '', '',
+  '{"provider": "email", "providers": ["email"]}',
+  '{"email_verified": true}',
+  now() - interval '90 days',
+  now() - interval '90 days'
+)
+on conflict (id) do nothing;
+
+insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
+values (
+  '7a1e4b2c-3d5f-4e6a-8b9c-0d1e2f3a4b5c',
+  '7a1e4b2c-3d5f-4e6a-8b9c-0d1e2f3a4b5c',
+  '{"sub": "7a1e4b2c-3d5f-4e6a-8b9c-0d1e2f3a4b5c", "email": "team@advisoraccelerator.com", "email_verified": true, "phone_verified": false}',
+  'email',
+  now() - interval '90 days',
+  now() - interval '90 days',
+  now() - interval '90 days'
+)
+on conflict (provider_id, provider) do nothing;
+
+insert into public.profiles (id, full_name)
+values ('7a1e4b2c-3d5f-4e6a-8b9c-0d1e2f3a4b5c', 'Team Admin (demo)')
+on conflict (id) do nothing;
+
+insert into public.staff (user_id, role)
+values ('7a1e4b2c-3d5f-4e6a-8b9c-0d1e2f3a4b5c', 'admin')
+on conflict (user_id) do nothing;

@@ -450,3 +450,42 @@ export function disputeEmail(to: string, dispute: DisputeFacts): Email {
   );
   return { ...mail, to };
 }
+
+/** What each role opens on the desk (docs/operations.md, The team and its roles). */
+const ROLE_REACH = {
+  coach: "the students of every program and cohort, and each one's progress",
+  admin: "the consultation requests, the students and their progress, and every order",
+} as const;
+
+/**
+ * To someone `npm run staff -- add` made staff. Without a password yet (`setPasswordUrl`: an
+ * invite's link, the same scanner-proof link as a buyer's), the button sets one first and the
+ * desk follows; with one, the button opens the desk.
+ */
+export function staffEmail(
+  to: string,
+  site: string,
+  role: keyof typeof ROLE_REACH,
+  setPasswordUrl: string | null,
+): Email {
+  const desk = link(site, "/desk");
+  const mail = render(
+    setPasswordUrl ? `You are on the ${BRAND} team: set your password` : `You are on the ${BRAND} team`,
+    `Welcome to the team's desk`,
+    [
+      {
+        p: `You have been added to ${BRAND}'s team as ${role === "admin" ? "an admin" : "a coach"}. The desk shows you ${ROLE_REACH[role]}.`,
+      },
+      setPasswordUrl
+        ? { p: "Open the link below and press Continue to choose your password; the desk is then one click away." }
+        : { p: `Sign in with your usual password: the desk is at ${desk}, and in your portal's menu.` },
+      setPasswordUrl
+        ? { button: { label: "Set your password", href: setPasswordUrl } }
+        : { button: { label: "Open the desk", href: desk } },
+      {
+        note: `You receive this because someone at ${BRAND} added this address to the team. If you did not expect it, reply to tell us.`,
+      },
+    ],
+  );
+  return { ...mail, to };
+}

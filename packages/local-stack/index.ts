@@ -16,7 +16,7 @@ export const START_SCRIPT = join(import.meta.dirname, "start.ts");
 
 // The stack in this process: its options and answer, the demo customer supabase/seed.sql makes,
 // the sender of the functions' e-mails.
-export { DEMO_USER, localMailFrom, type Stack, type StackOptions } from "./src/stack.ts";
+export { DEMO_STAFF, DEMO_USER, localMailFrom, type Stack, type StackOptions } from "./src/stack.ts";
 
 // The site built for a stack (the bench, the production build's test).
 export { siteBuildEnv } from "./src/site.ts";
@@ -43,6 +43,7 @@ export { CONFIG_FILE, loadConfig } from "./src/config.ts";
 
 // The outbox, and the scheduling provider's stand-in (the e2e fixture site serves it alone).
 export { createMailer, type Mail } from "./src/mail.ts";
+export { RESEND_PATH } from "./src/resend.ts";
 export {
   BOOKING_PATH,
   BOOKING_WINDOW_DAYS,

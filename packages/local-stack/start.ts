@@ -51,7 +51,7 @@ stopOnSignals(async () => (await starting?.catch(() => undefined))?.close());
 // The catalogue is brought in line with content first (packages/local-stack/src/run.ts); the stack
 // reads it as it starts, and refuses to start on an older copy (packages/local-stack/src/product.ts).
 await unlessStopped(syncCatalogue());
-const { DEMO_USER, exposedWarning } = await import("./src/stack.ts");
+const { DEMO_STAFF, DEMO_USER, exposedWarning } = await import("./src/stack.ts");
 
 /**
  * Publishes the build's lessons to this stack, as production's deploy does (`npm run
@@ -98,6 +98,9 @@ try {
   console.log(`Outbox:   ${stack.outboxUrl}   (e-mails the site sends, kept in ${values.data}/mail/)`);
   console.log(
     `Demo:     ${DEMO_USER.email} / ${DEMO_USER.password}   (owns Growth Mindset Mastery, three lessons in; one order pending)`,
+  );
+  console.log(
+    `Staff:    ${DEMO_STAFF.email} / ${DEMO_STAFF.password}   (an admin of the team; \`npm run staff -- list\` lists it)`,
   );
   console.log(
     `Leads:    ${stack.url}/get-started   (the site's own form, requests in the outbox; /apply has the booking widget's stand-in)`,

@@ -48,7 +48,7 @@ export interface Page {
 type Headers = Record<string, string>;
 
 /** Where the session lives: supabase-js runs there, and no third-party script may. */
-export const SESSION_PATHS = ["/login", "/forgot-password", "/reset-password", "/checkout", "/portal"];
+export const SESSION_PATHS = ["/login", "/forgot-password", "/reset-password", "/checkout", "/portal", "/desk"];
 
 const WISTIA = ["https://fast.wistia.com", "https://fast.wistia.net", "https://*.wistia.com", "https://*.wistia.net"];
 

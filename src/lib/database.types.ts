@@ -35,6 +35,103 @@ export type Database = {
         };
         Insert: never;
         Update: never;
+        Relationships: [
+          {
+            foreignKeyName: "course_lessons_product_key_fkey";
+            columns: ["product_key"];
+            isOneToOne: false;
+            referencedRelation: "course_programs";
+            referencedColumns: ["product_key"];
+          },
+        ];
+      };
+      /** Course settings per program, published from content/ by npm run course:publish. Service role only. */
+      course_programs: {
+        Row: {
+          cohort_starts: string[];
+          name: string;
+          product_key: string;
+          program: string;
+          time_zone: string;
+          updated_at: string;
+        };
+        Insert: never;
+        Update: never;
+        Relationships: [];
+      };
+      /** Programs bought, per order, without amounts: kept from stripe_orders by a trigger. Staff read. */
+      enrolments: {
+        Row: {
+          cohort_start: string | null;
+          order_id: number;
+          product_key: string;
+          purchased_at: string;
+          status: Database["public"]["Enums"]["order_status"];
+          user_id: string;
+        };
+        Insert: never;
+        Update: never;
+        Relationships: [
+          {
+            foreignKeyName: "enrolments_order_id_fkey";
+            columns: ["order_id"];
+            isOneToOne: true;
+            referencedRelation: "stripe_orders";
+            referencedColumns: ["id"];
+          },
+        ];
+      };
+      /** Each change of a lead's status or note, with who made it and when. Admins read; written by the database only. */
+      lead_events: {
+        Row: {
+          created_at: string;
+          id: number;
+          lead_id: string;
+          note: string;
+          status: string;
+          user_email: string | null;
+          user_id: string | null;
+        };
+        Insert: never;
+        Update: never;
+        Relationships: [
+          {
+            foreignKeyName: "lead_events_lead_id_fkey";
+            columns: ["lead_id"];
+            isOneToOne: false;
+            referencedRelation: "leads";
+            referencedColumns: ["id"];
+          },
+        ];
+      };
+      /** Consultation requests from the lead pages (functions/leads), with first-touch attribution, the business notification's status and the visitor confirmation's. Service role only. */
+      leads: {
+        Row: {
+          aum: string | null;
+          created_at: string;
+          email: string;
+          firm: string | null;
+          help: string | null;
+          id: string;
+          landing_page: string | null;
+          name: string;
+          /** The team's short note on the request (the desk). */
+          note: string;
+          page: string;
+          phone: string | null;
+          referrer: string | null;
+          /** Where the team is with the request: new, contacted, booked, won or lost (the desk). */
+          status: string;
+          status_changed_at: string | null;
+          updated_at: string | null;
+          utm_campaign: string | null;
+          utm_content: string | null;
+          utm_medium: string | null;
+          utm_source: string | null;
+          utm_term: string | null;
+        };
+        Insert: never;
+        Update: never;
         Relationships: [];
       };
       /** Each customer's progress per lesson: done, and the video's position. Owner only. */
@@ -99,6 +196,18 @@ export type Database = {
         };
         Relationships: [];
       };
+      /** The business's team and their roles (coach: students and progress; admin: also leads and orders). Written by the service role only (npm run staff). */
+      staff: {
+        Row: {
+          created_at: string;
+          role: string;
+          updated_at: string;
+          user_id: string;
+        };
+        Insert: never;
+        Update: never;
+        Relationships: [];
+      };
       /** Stripe customer per user; user_id is cleared when the account is deleted, the orders stay. Users read their own; only the service role writes. */
       stripe_customers: {
         Row: {
@@ -111,6 +220,36 @@ export type Database = {
         Insert: never;
         Update: never;
         Relationships: [];
+      };
+      /** Disputed payments (chargebacks and inquiries), as Stripe's events told them; for the business to answer (docs/operations.md, Disputes). Service role only. */
+      stripe_disputes: {
+        Row: {
+          amount: number | null;
+          charge_id: string | null;
+          checkout_session_id: string;
+          created_at: string;
+          currency: string | null;
+          dispute_id: string;
+          evidence_due_by: string | null;
+          evidence_submitted_at: string | null;
+          last_event_at: string;
+          notified_at: string | null;
+          notify_error: string | null;
+          reason: string | null;
+          status: string;
+          updated_at: string;
+        };
+        Insert: never;
+        Update: never;
+        Relationships: [
+          {
+            foreignKeyName: "stripe_disputes_checkout_session_id_fkey";
+            columns: ["checkout_session_id"];
+            isOneToOne: false;
+            referencedRelation: "stripe_orders";
+            referencedColumns: ["checkout_session_id"];
+          },
+        ];
       };
       /** Orders, one per Checkout Session. Users read their own through stripe_user_orders; only the service role writes. */
       stripe_orders: {
@@ -149,8 +288,100 @@ export type Database = {
           },
         ];
       };
+      /** Stripe events whose payment was not the program's price: no order or access was granted. For the business to settle (docs/operations.md, Checkout and payments). Service role only. */
+      stripe_payment_reviews: {
+        Row: {
+          amount_total: number | null;
+          checkout_session_id: string;
+          created_at: string;
+          currency: string | null;
+          customer_id: string | null;
+          email: string | null;
+          event_id: string;
+          event_type: string;
+          expected_amount: number;
+          expected_currency: string;
+          notified_at: string | null;
+          notify_error: string | null;
+          product_key: string;
+          reason: string;
+          resolution: string | null;
+          resolved_at: string | null;
+        };
+        Insert: never;
+        Update: never;
+        Relationships: [];
+      };
+      /** Each customer's progress per program, kept from lesson_progress by a trigger. Staff read. */
+      student_activity: {
+        Row: {
+          last_activity_at: string | null;
+          last_lesson_id: string | null;
+          lessons_completed: number;
+          program: string;
+          user_id: string;
+        };
+        Insert: never;
+        Update: never;
+        Relationships: [];
+      };
     };
     Views: {
+      /** Orders per month, program and status. Admins only, by the tables' policies. */
+      desk_order_totals: {
+        Row: {
+          amount: number | null;
+          currency: string | null;
+          month: string | null;
+          orders: number | null;
+          product_key: string | null;
+          status: string | null;
+        };
+        Relationships: [];
+      };
+      /** The desk's orders, with each buyer. Admins only, by the tables' policies. */
+      desk_orders: {
+        Row: {
+          amount_total: number | null;
+          checkout_session_id: string | null;
+          cohort_start: string | null;
+          created_at: string | null;
+          currency: string | null;
+          dispute_reason: string | null;
+          dispute_status: string | null;
+          email: string | null;
+          full_name: string | null;
+          order_id: number | null;
+          payment_intent_id: string | null;
+          payment_status: string | null;
+          product_key: string | null;
+          receipt_url: string | null;
+          status: Database["public"]["Enums"]["order_status"] | null;
+          status_changed_at: string | null;
+          user_id: string | null;
+        };
+        Relationships: [];
+      };
+      /** The desk's students: one row per program bought. Staff only, by the tables' policies. */
+      desk_students: {
+        Row: {
+          cohort_start: string | null;
+          email: string | null;
+          full_name: string | null;
+          last_active_at: string | null;
+          last_activity_at: string | null;
+          last_lesson_id: string | null;
+          last_sign_in_at: string | null;
+          lessons_completed: number | null;
+          order_id: number | null;
+          product_key: string | null;
+          program: string | null;
+          purchased_at: string | null;
+          status: Database["public"]["Enums"]["order_status"] | null;
+          user_id: string | null;
+        };
+        Relationships: [];
+      };
       stripe_user_orders: {
         Row: {
           amount_subtotal: number | null;
@@ -177,8 +408,13 @@ export type Database = {
       can_read_download: { Args: { p_name: string }; Returns: boolean };
       /** Whether the caller may read the lesson now (free preview, or a completed order and its week reached). */
       can_read_lesson: { Args: { p_lesson_id: string }; Returns: boolean };
+      desk_email: { Args: { p_user: string }; Returns: string };
+      desk_last_sign_in: { Args: { p_user: string }; Returns: string };
+      desk_update_lead: { Args: { p_id: string; p_status: string; p_note: string }; Returns: Json };
       /** Whether the caller has a completed (not refunded, disputed or failed) order for the program. */
       has_program_access: { Args: { p_product_key: string }; Returns: boolean };
+      /** Whether the caller is staff in the role asked: coach (any staff member) or admin. */
+      is_staff: { Args: { p_role?: string }; Returns: boolean };
       /** When a cohort lesson of that week opens for the caller; null without access. */
       lesson_unlocks_at: { Args: { p_product_key: string; p_unlock_week: number }; Returns: string };
       /** The day the caller's course of this program counts from (their cohort's start, or the purchase day when self-paced); null without access. */

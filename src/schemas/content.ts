@@ -745,6 +745,8 @@ export const portalPagesSchema = z.strictObject({
   settings: seoSchema,
   /** /portal/settings/purchase-history. */
   purchaseHistory: seoSchema,
+  /** /desk, the team's (docs/operations.md, The team and its roles). */
+  desk: seoSchema,
   /** A course's page, /portal/courses/<program>. */
   course: z.strictObject({
     /** The trail above the heading: what screen readers call it, and its first link (to /portal). */

@@ -214,14 +214,28 @@ describe.each(BACKENDS)("on $name", (backend) => {
         where table_schema = 'public' and grantee in ('anon', 'authenticated', 'service_role')
           and privilege_type in ('SELECT', 'INSERT', 'UPDATE', 'DELETE')
         order by 1, 3, 2`);
+      // The desk's reads (staff, lead_events, enrolments, student_activity, the desk_* views, and the
+      // orders' side tables) are granted to authenticated and kept to staff by their policies:
+      // tests/integration/staff.test.ts drives them as each caller.
       expect(tables.rows.map((r) => `${r.grantee} ${r.privilege} ${r.object}`)).toEqual([
         "authenticated SELECT course_lessons",
+        "authenticated SELECT course_programs",
+        "authenticated SELECT desk_order_totals",
+        "authenticated SELECT desk_orders",
+        "authenticated SELECT desk_students",
+        "authenticated SELECT enrolments",
+        "authenticated SELECT lead_events",
         "authenticated SELECT lesson_progress",
         "authenticated SELECT profiles",
+        "authenticated SELECT staff",
         "authenticated SELECT stripe_customers",
+        "authenticated SELECT stripe_disputes",
         "authenticated SELECT stripe_orders",
+        "authenticated SELECT stripe_payment_reviews",
         "authenticated SELECT stripe_user_orders",
+        "authenticated SELECT student_activity",
         "service_role DELETE buyer_invites",
+        "service_role DELETE staff",
         "service_role INSERT buyer_invites",
         "service_role INSERT course_lessons",
         "service_role INSERT course_programs",
@@ -229,6 +243,7 @@ describe.each(BACKENDS)("on $name", (backend) => {
         "service_role INSERT leads",
         "service_role INSERT lesson_progress",
         "service_role INSERT order_emails",
+        "service_role INSERT staff",
         "service_role INSERT stripe_customers",
         "service_role INSERT stripe_events",
         "service_role INSERT stripe_orders",
@@ -237,26 +252,59 @@ describe.each(BACKENDS)("on $name", (backend) => {
         "service_role SELECT course_lessons",
         "service_role SELECT course_programs",
         "service_role SELECT download_log",
+        "service_role SELECT enrolments",
+        "service_role SELECT lead_events",
         "service_role SELECT leads",
         "service_role SELECT lesson_progress",
         "service_role SELECT order_emails",
+        "service_role SELECT staff",
         "service_role SELECT stripe_customers",
         "service_role SELECT stripe_disputes",
         "service_role SELECT stripe_events",
         "service_role SELECT stripe_orders",
         "service_role SELECT stripe_payment_reviews",
         "service_role SELECT stripe_user_orders",
+        "service_role SELECT student_activity",
         "service_role UPDATE buyer_invites",
         "service_role UPDATE course_lessons",
         "service_role UPDATE course_programs",
         "service_role UPDATE leads",
         "service_role UPDATE lesson_progress",
         "service_role UPDATE order_emails",
+        "service_role UPDATE staff",
         "service_role UPDATE stripe_customers",
         "service_role UPDATE stripe_disputes",
         "service_role UPDATE stripe_events",
         "service_role UPDATE stripe_orders",
         "service_role UPDATE stripe_payment_reviews",
+      ]);
+      // A lead's answers and attribution for the desk's admins, not its e-mails' bookkeeping; and no
+      // UPDATE: its status and note change only through desk_update_lead.
+      const leads = await db.query<{ privilege: string; column: string }>(`
+        select privilege_type as privilege, column_name as column from information_schema.column_privileges
+        where table_schema = 'public' and table_name = 'leads' and grantee = 'authenticated'
+        order by 1, 2`);
+      expect(leads.rows.map((r) => `${r.privilege} ${r.column}`)).toEqual([
+        "SELECT aum",
+        "SELECT created_at",
+        "SELECT email",
+        "SELECT firm",
+        "SELECT help",
+        "SELECT id",
+        "SELECT landing_page",
+        "SELECT name",
+        "SELECT note",
+        "SELECT page",
+        "SELECT phone",
+        "SELECT referrer",
+        "SELECT status",
+        "SELECT status_changed_at",
+        "SELECT updated_at",
+        "SELECT utm_campaign",
+        "SELECT utm_content",
+        "SELECT utm_medium",
+        "SELECT utm_source",
+        "SELECT utm_term",
       ]);
       // The lesson player saves progress by upsert: the lesson, whether it is done, the video's position.
       const progress = await db.query<{ privilege: string; column: string }>(`

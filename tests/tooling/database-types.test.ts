@@ -41,8 +41,11 @@ describe("database types", () => {
     // What the browser may reach, and nothing the service role alone may touch.
     expect(generated).toContain("stripe_user_orders: {");
     expect(generated).toContain("has_program_access: {");
-    expect(generated).not.toContain("leads: {");
+    // Staff read the leads (the desk), but only the columns granted: not the e-mails' bookkeeping.
+    expect(tableBlock(generated, "leads")).toContain("utm_source: string | null;");
+    expect(tableBlock(generated, "leads")).not.toContain("notify_error");
     expect(generated).not.toContain("record_stripe_event");
+    expect(generated).not.toContain("staff_add");
   }, 60_000);
 
   it("change with a migration, and --check names the difference", async () => {

@@ -8,6 +8,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { pgcrypto } from "@electric-sql/pglite/contrib/pgcrypto";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import pg from "pg";
 import { type Claims, ROLES } from "./jwt.ts";
 import { PROJECT_ROOT } from "./project.ts";
@@ -37,9 +38,12 @@ export interface Database extends Sql {
   close(): Promise<void>;
 }
 
-/** Opens PGlite in `dataDir` (kept across restarts) or in memory when none is given. */
+/**
+ * Opens PGlite in `dataDir` (kept across restarts) or in memory when none is given, with the
+ * extensions the migrations create that Supabase offers: pgcrypto and pg_trgm (the desk's search).
+ */
 export async function openPglite(dataDir?: string): Promise<Database> {
-  const db = await PGlite.create({ dataDir, extensions: { pgcrypto } });
+  const db = await PGlite.create({ dataDir, extensions: { pgcrypto, pg_trgm } });
   return {
     query: (text, params) => db.query(text, params) as never,
     exec: (text) => db.exec(text),

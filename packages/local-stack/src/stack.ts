@@ -46,6 +46,9 @@ const root = PROJECT_ROOT;
 /** The demo customer supabase/seed.sql creates, with the password it sets. */
 export const DEMO_USER = { email: "demo@advisoraccelerator.com", password: "advisor-demo-2026" };
 
+/** The demo admin supabase/seed.sql puts on the team, with the password it sets. */
+export const DEMO_STAFF = { email: "team@advisoraccelerator.com", password: "advisor-team-2026" };
+
 /** Pages of the stack itself (the outbox): answered to this machine only. */
 export const LOCAL_PATH = "/_local";
 

@@ -17,6 +17,7 @@ const fake = vi.hoisted(() => {
     log: [] as string[],
     orders: null as null | { promise: Promise<unknown>; resolve: (v: unknown) => void },
     profile: null as null | { promise: Promise<unknown>; resolve: (v: unknown) => void },
+    staff: null as null | { promise: Promise<unknown>; resolve: (v: unknown) => void },
     upserts: [] as unknown[],
     upsertError: null as null | { message: string },
     uploads: [] as { path: string; file: unknown; options: unknown }[],
@@ -35,7 +36,7 @@ const fake = vi.hoisted(() => {
           eq: (column: string, value: string) => ({
             maybeSingle: () => {
               state.log.push(`select ${table} ${column}=${value} maybeSingle`);
-              return state.profile!.promise;
+              return table === "staff" ? state.staff!.promise : state.profile!.promise;
             },
           }),
         }),
@@ -88,6 +89,7 @@ beforeEach(() => {
     log: [],
     orders: deferred(),
     profile: deferred(),
+    staff: deferred(),
     upserts: [],
     upsertError: null,
     uploads: [],
@@ -114,10 +116,11 @@ describe("startPortal", () => {
 
     session.applyAuthEvent("INITIAL_SESSION", USER);
     await tick();
-    // Both requests are out before either has answered.
+    // The requests are out before any has answered: the page's data, and the user's own staff row.
     expect(fake.state.log).toEqual([
       'select stripe_user_orders order order_date {"ascending":false}',
       `select profiles id=${USER.id} maybeSingle`,
+      `select staff user_id=${USER.id} maybeSingle`,
     ]);
     expect(store.$orders.get()).toEqual({ status: "loading" });
 
@@ -131,7 +134,7 @@ describe("startPortal", () => {
     // A refreshed token reports the same user: nothing is fetched again.
     session.applyAuthEvent("TOKEN_REFRESHED", USER);
     await tick();
-    expect(fake.state.log).toHaveLength(2);
+    expect(fake.state.log).toHaveLength(3);
     expect(location.replace).not.toHaveBeenCalled();
   });
 
@@ -162,7 +165,29 @@ describe("startPortal", () => {
     store.startPortal(["profile"]);
     session.applyAuthEvent("INITIAL_SESSION", USER);
     await tick();
-    expect(fake.state.log).toEqual([`select profiles id=${USER.id} maybeSingle`]);
+    expect(fake.state.log).toEqual([
+      `select profiles id=${USER.id} maybeSingle`,
+      `select staff user_id=${USER.id} maybeSingle`,
+    ]);
+  });
+
+  it("knows a staff member's role from their own staff row, and a customer as nobody's staff", async () => {
+    for (const [row, role] of [
+      [null, null],
+      [{ role: "coach" }, "coach"],
+      [{ role: "admin" }, "admin"],
+      [{ role: "owner" }, null],
+    ] as const) {
+      const { session, store } = await load();
+      fake.state.staff = deferred();
+      store.startPortal([]);
+      session.applyAuthEvent("INITIAL_SESSION", USER);
+      await tick();
+      expect(store.$staffRole.get()).toEqual({ status: "loading" });
+      fake.state.staff.resolve({ data: row, error: null });
+      await tick();
+      expect(store.$staffRole.get(), JSON.stringify(row)).toEqual({ status: "ready", data: role });
+    }
   });
 
   it("logs a failed fetch and keeps the error out of the store", async () => {
@@ -173,6 +198,7 @@ describe("startPortal", () => {
     await tick();
     fake.state.orders!.resolve({ data: null, error: { message: "permission denied for view" } });
     fake.state.profile!.resolve({ data: null, error: { message: "JWT expired" } });
+    fake.state.staff!.resolve({ data: null, error: null });
     await tick();
     expect(store.$orders.get()).toEqual({ status: "error" });
     expect(store.$profile.get()).toEqual({ status: "error" });

@@ -12,6 +12,7 @@ import { atom } from "nanostores";
 import type { LessonProgressRow, OrderRow, ProfileRow } from "~/lib/database";
 import { supabase } from "~/lib/supabase";
 import { $auth, type SessionUser } from "~/stores/session";
+import { isStaffRole, type StaffRole } from "@advisor-accelerator/shared/staff-roles.ts";
 import {
   avatarPath,
   checkAvatar,
@@ -35,6 +36,12 @@ export const $profile = atom<Remote<ProfileRow | null>>(LOADING);
 
 /** The customer's progress through their lessons (lesson_progress: their own rows). */
 export const $progress = atom<Remote<LessonProgressRow[]>>(LOADING);
+
+/**
+ * The signed-in user's role on the team (the `staff` table: their own row), or null for a customer.
+ * Every portal page asks, in parallel with its data: the header links staff to the desk.
+ */
+export const $staffRole = atom<Remote<StaffRole | null>>(LOADING);
 
 /** What a portal page shows, and so fetches. */
 export type PortalData = "orders" | "profile" | "progress";
@@ -68,14 +75,29 @@ export function startPortal(needs: readonly PortalData[]): void {
       $orders.set(LOADING);
       $profile.set(LOADING);
       $progress.set(LOADING);
+      $staffRole.set(LOADING);
     }
     // supabase-js reports the session from inside its auth callback; start the requests after it.
     queueMicrotask(() => {
       if (needs.includes("orders")) void loadOrders(userId);
       if (needs.includes("profile")) void loadProfile(userId);
       if (needs.includes("progress")) void loadProgress(userId);
+      void loadStaffRole(userId);
     });
   });
+}
+
+async function loadStaffRole(userId: string): Promise<void> {
+  try {
+    const { data, error } = await supabase.from("staff").select("role").eq("user_id", userId).maybeSingle();
+    if (loadedFor !== userId) return;
+    if (error) throw error;
+    $staffRole.set({ status: "ready", data: isStaffRole(data?.role) ? data.role : null });
+  } catch (error) {
+    if (loadedFor !== userId) return;
+    console.error("Could not load your role:", error);
+    $staffRole.set({ status: "error" });
+  }
 }
 
 async function loadOrders(userId: string): Promise<void> {
@@ -116,7 +138,9 @@ async function loadProfile(userId: string): Promise<void> {
 
 async function loadProgress(userId: string): Promise<void> {
   try {
-    const { data, error } = await supabase.from("lesson_progress").select("*");
+    // Asked by owner: a staff member reads every student's progress (the desk), and their own
+    // portal must show only theirs.
+    const { data, error } = await supabase.from("lesson_progress").select("*").eq("user_id", userId);
     if (loadedFor !== userId) return;
     if (error) throw error;
     $progress.set({ status: "ready", data: data ?? [] });

@@ -1,0 +1,267 @@
+/**
+ * The desk's reads and its one write, with the staff member's own session: supabase-js over the
+ * REST API, every row through the database's policies (supabase/migrations/*_staff.sql). Each
+ * list is one page, filtered, ordered and counted by PostgREST (`Range`, `count=exact`), so a
+ * desk with 50,000 leads asks for 25 rows as one with ten does.
+ */
+import { supabase } from "~/lib/supabase";
+import { type LeadStatus, pageRange, searchFilter, stalledBefore } from "./logic";
+
+/** A page of rows and how many match in all. */
+export interface Page<T> {
+  rows: T[];
+  total: number;
+}
+
+export interface LeadRow {
+  id: string;
+  created_at: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  firm: string | null;
+  aum: string | null;
+  help: string | null;
+  page: string;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  referrer: string | null;
+  landing_page: string | null;
+  status: LeadStatus;
+  note: string;
+  status_changed_at: string | null;
+}
+
+const LEAD_COLUMNS =
+  "id, created_at, name, email, phone, firm, aum, help, page, utm_source, utm_medium, utm_campaign, referrer, landing_page, status, note, status_changed_at";
+
+export interface LeadQuery {
+  page: number;
+  search: string;
+  status: LeadStatus | "";
+}
+
+/** PostgREST's largest answer (supabase/config.toml `max_rows`): an export reads in pages of it. */
+const MAX_ROWS = 1000;
+
+function leadsQuery({ search, status }: Omit<LeadQuery, "page">, count: boolean) {
+  let query = supabase
+    .from("leads")
+    .select(LEAD_COLUMNS, count ? { count: "exact" } : undefined)
+    .order("created_at", { ascending: false })
+    .order("id");
+  if (status) query = query.eq("status", status);
+  const filter = searchFilter(search, ["name", "email"]);
+  if (filter) query = query.or(filter);
+  return query;
+}
+
+export async function fetchLeads(q: LeadQuery): Promise<Page<LeadRow>> {
+  const { from, to } = pageRange(q.page);
+  const { data, error, count } = await leadsQuery(q, true).range(from, to);
+  if (error) throw error;
+  return { rows: (data ?? []) as LeadRow[], total: count ?? 0 };
+}
+
+/** Every lead the filters match, for the CSV export. */
+export function fetchAllLeads(q: Omit<LeadQuery, "page">): Promise<LeadRow[]> {
+  return readAll<LeadRow>((from, to) => leadsQuery(q, false).range(from, to));
+}
+
+export interface LeadEvent {
+  created_at: string;
+  user_email: string | null;
+  status: LeadStatus;
+  note: string;
+}
+
+export async function fetchLeadHistory(id: string): Promise<LeadEvent[]> {
+  const { data, error } = await supabase
+    .from("lead_events")
+    .select("created_at, user_email, status, note")
+    .eq("lead_id", id)
+    .order("id", { ascending: false });
+  if (error) throw error;
+  return (data ?? []) as LeadEvent[];
+}
+
+/** Saves a lead's status and note (`desk_update_lead`, an admin's alone); answers the saved values. */
+export async function updateLead(
+  id: string,
+  status: LeadStatus,
+  note: string,
+): Promise<Pick<LeadRow, "status" | "note" | "status_changed_at">> {
+  const { data, error } = await supabase.rpc("desk_update_lead", { p_id: id, p_status: status, p_note: note });
+  if (error) throw error;
+  return data as Pick<LeadRow, "status" | "note" | "status_changed_at">;
+}
+
+export interface StudentRow {
+  order_id: number;
+  user_id: string;
+  product_key: string;
+  program: string | null;
+  cohort_start: string | null;
+  purchased_at: string;
+  status: "completed" | "refunded" | "disputed";
+  full_name: string | null;
+  email: string | null;
+  last_sign_in_at: string | null;
+  lessons_completed: number;
+  last_lesson_id: string | null;
+  last_activity_at: string | null;
+}
+
+const STUDENT_COLUMNS =
+  "order_id, user_id, product_key, program, cohort_start, purchased_at, status, full_name, email, last_sign_in_at, lessons_completed, last_lesson_id, last_activity_at";
+
+/** "not-started": no lesson worked in; "stalled": none for STALLED_DAYS (or since buying). */
+export type StudentFilter = "" | "not-started" | "stalled";
+
+export interface StudentQuery {
+  page: number;
+  productKey: string;
+  cohort: string;
+  filter: StudentFilter;
+}
+
+function studentsQuery({ productKey, cohort, filter }: Omit<StudentQuery, "page">, count: boolean, now: Date) {
+  let query = supabase
+    .from("desk_students")
+    .select(STUDENT_COLUMNS, count ? { count: "exact" } : undefined)
+    .order("purchased_at", { ascending: false })
+    .order("order_id");
+  if (productKey) query = query.eq("product_key", productKey);
+  if (cohort) query = query.eq("cohort_start", cohort);
+  if (filter === "not-started") query = query.is("last_activity_at", null);
+  if (filter === "stalled") query = query.eq("status", "completed").lt("last_active_at", stalledBefore(now));
+  return query;
+}
+
+export async function fetchStudents(q: StudentQuery, now = new Date()): Promise<Page<StudentRow>> {
+  const { from, to } = pageRange(q.page);
+  const { data, error, count } = await studentsQuery(q, true, now).range(from, to);
+  if (error) throw error;
+  return { rows: (data ?? []) as StudentRow[], total: count ?? 0 };
+}
+
+export function fetchAllStudents(q: Omit<StudentQuery, "page">, now = new Date()): Promise<StudentRow[]> {
+  return readAll<StudentRow>((from, to) => studentsQuery(q, false, now).range(from, to));
+}
+
+export interface StudentDetail {
+  enrolments: StudentRow[];
+  progress: { lesson_id: string; completed: boolean; completed_at: string | null; updated_at: string }[];
+}
+
+/** One student: each program they bought, and their progress lesson by lesson. */
+export async function fetchStudent(userId: string): Promise<StudentDetail> {
+  const [enrolments, progress] = await Promise.all([
+    supabase.from("desk_students").select(STUDENT_COLUMNS).eq("user_id", userId).order("purchased_at"),
+    supabase.from("lesson_progress").select("lesson_id, completed, completed_at, updated_at").eq("user_id", userId),
+  ]);
+  if (enrolments.error) throw enrolments.error;
+  if (progress.error) throw progress.error;
+  return { enrolments: (enrolments.data ?? []) as StudentRow[], progress: progress.data ?? [] };
+}
+
+export interface OrderRow {
+  order_id: number;
+  checkout_session_id: string;
+  payment_intent_id: string | null;
+  product_key: string;
+  amount_total: number;
+  currency: string;
+  status: string;
+  created_at: string;
+  status_changed_at: string | null;
+  full_name: string | null;
+  email: string | null;
+  dispute_status: string | null;
+  dispute_reason: string | null;
+}
+
+const ORDER_COLUMNS =
+  "order_id, checkout_session_id, payment_intent_id, product_key, amount_total, currency, status, created_at, status_changed_at, full_name, email, dispute_status, dispute_reason";
+
+/** An order's status, as `stripe_orders.status` has it. */
+export type OrderStatus = "pending" | "completed" | "disputed" | "canceled" | "refunded" | "failed";
+
+export interface OrderQuery {
+  page: number;
+  status: OrderStatus | "";
+  userId?: string;
+}
+
+export async function fetchOrders(q: OrderQuery): Promise<Page<OrderRow>> {
+  const { from, to } = pageRange(q.page);
+  let query = supabase
+    .from("desk_orders")
+    .select(ORDER_COLUMNS, { count: "exact" })
+    .order("created_at", { ascending: false })
+    .order("order_id");
+  if (q.status) query = query.eq("status", q.status);
+  if (q.userId) query = query.eq("user_id", q.userId);
+  const { data, error, count } = await query.range(from, to);
+  if (error) throw error;
+  return { rows: (data ?? []) as OrderRow[], total: count ?? 0 };
+}
+
+export interface HeldPayment {
+  event_id: string;
+  checkout_session_id: string;
+  email: string | null;
+  product_key: string;
+  amount_total: number | null;
+  currency: string | null;
+  reason: string;
+  created_at: string;
+  resolved_at: string | null;
+}
+
+/** Payments held for review and not settled, newest first. */
+export async function fetchHeldPayments(): Promise<HeldPayment[]> {
+  const { data, error } = await supabase
+    .from("stripe_payment_reviews")
+    .select(
+      "event_id, checkout_session_id, email, product_key, amount_total, currency, reason, created_at, resolved_at",
+    )
+    .is("resolved_at", null)
+    .order("created_at", { ascending: false })
+    .limit(50);
+  if (error) throw error;
+  return (data ?? []) as HeldPayment[];
+}
+
+export interface MonthTotal {
+  product_key: string;
+  status: string;
+  orders: number;
+  amount: number;
+  currency: string;
+}
+
+/** The orders of one month (`YYYY-MM`, in the business's time zone), per program and status. */
+export async function fetchMonthTotals(month: string): Promise<MonthTotal[]> {
+  const { data, error } = await supabase
+    .from("desk_order_totals")
+    .select("product_key, status, orders, amount, currency")
+    .eq("month", `${month}-01`)
+    .order("product_key");
+  if (error) throw error;
+  return (data ?? []) as MonthTotal[];
+}
+
+/** Reads every row `page` yields, MAX_ROWS at a time, until a short page. */
+async function readAll<T>(
+  page: (from: number, to: number) => PromiseLike<{ data: unknown[] | null; error: unknown }>,
+): Promise<T[]> {
+  const rows: T[] = [];
+  for (let from = 0; ; from += MAX_ROWS) {
+    const { data, error } = await page(from, from + MAX_ROWS - 1);
+    if (error) throw error;
+    rows.push(...((data ?? []) as T[]));
+    if (!data || data.length < MAX_ROWS) return rows;
+  }
+}

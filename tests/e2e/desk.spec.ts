@@ -1,0 +1,164 @@
+/**
+ * /desk against the local stack that `npm start` runs (docs/operations.md, "The team and its
+ * roles"): the demo admin supabase/seed.sql puts on the team finds a lead just sent from
+ * /get-started and marks it contacted, reads the demo customer's progress, and exports the
+ * students; a coach sees the students only; a customer who types /desk is told the page is for
+ * the team, and a signed-out visitor is asked to sign in. Keyboard, axe at 390 and 1280 px.
+ */
+import { readFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { expect, type Page, test } from "@playwright/test";
+import { DEMO_STAFF, DEMO_USER } from "@advisor-accelerator/local-stack";
+import { axeViolations } from "./axe";
+import { createCustomer, serviceClient, signIn } from "./customers";
+
+/** The demo customer of supabase/seed.sql. */
+const DEMO_ID = "5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f";
+const demoAdmin = { id: "", ...DEMO_STAFF };
+const demoCustomer = { id: DEMO_ID, ...DEMO_USER };
+
+/** Sends the consultation form on /get-started as a visitor would; answers the name sent. */
+async function sendLead(page: Page): Promise<{ name: string; email: string }> {
+  const tag = randomUUID().slice(0, 8);
+  const lead = { name: `Morgan Desk${tag}`, email: `morgan.${tag}@example.com` };
+  await page.goto("/get-started?utm_source=newsletter&utm_campaign=winter-webinar");
+  await page.getByLabel("Full name").fill(lead.name);
+  await page.getByLabel("Email").fill(lead.email);
+  await page.getByLabel("Firm name").fill("Desk Test Wealth");
+  await page.getByLabel("Assets under management").selectOption("$50M to $100M");
+  await page.getByLabel("What would you like help with?").fill("Growing past my first 100 households.");
+  await page.getByRole("button", { name: "Request my strategy call" }).click();
+  await expect(page.getByRole("heading", { name: /Your request is in/ })).toBeVisible();
+  return lead;
+}
+
+test("the demo admin finds the lead just sent, marks it contacted, and the change is kept with who made it", async ({
+  page,
+}) => {
+  const lead = await sendLead(page);
+  await signIn(page, demoAdmin);
+  await expect(page).toHaveURL(/\/portal$/);
+  await page.getByRole("link", { name: "Desk", exact: true }).click();
+  await expect(page).toHaveURL(/\/desk$/);
+  await expect(page.getByRole("heading", { name: "Leads" })).toBeVisible();
+
+  await page.getByLabel("Search by name or e-mail").fill(lead.email);
+  const row = page.getByRole("row").filter({ hasText: lead.email });
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText("newsletter · winter-webinar");
+  await expect(row).toContainText("New");
+  await expect(page).toHaveURL(new RegExp(`q=${encodeURIComponent(lead.email).replace(/\./g, "\\.")}`));
+
+  await row.getByRole("button", { name: lead.name }).click();
+  await expect(row.getByRole("button", { name: lead.name })).toHaveAttribute("aria-expanded", "true");
+  await expect(page.getByText("Growing past my first 100 households.")).toBeVisible();
+  await page.getByLabel("Status", { exact: true }).last().selectOption("contacted");
+  await page.getByLabel("Note").fill("Left a voicemail; try again Tuesday.");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+  await expect(
+    page.getByText(`Contacted — “Left a voicemail; try again Tuesday.” by ${DEMO_STAFF.email}`),
+  ).toBeVisible();
+  await expect(row).toContainText("Contacted");
+
+  // Kept: after a reload, the same search from the address shows it contacted.
+  await page.reload();
+  await expect(page.getByRole("row").filter({ hasText: lead.email })).toContainText("Contacted");
+  // And the status filter finds it among the contacted.
+  await page.getByLabel("Status", { exact: true }).selectOption("contacted");
+  await expect(page.getByRole("row").filter({ hasText: lead.email })).toHaveCount(1);
+});
+
+test("the demo admin reads the demo customer's progress, three lessons into Growth Mindset Mastery, and exports the students", async ({
+  page,
+}) => {
+  await signIn(page, demoAdmin);
+  await expect(page).toHaveURL(/\/portal$/);
+  await page.goto("/desk?view=students");
+  await page.getByLabel("Program").selectOption({ label: "Growth Mindset Mastery" });
+  await expect(page).toHaveURL(/program=GROWTH_MINDSET/);
+  await expect(page.getByRole("table", { name: "Students" })).toBeVisible();
+  await expect(page.locator("[aria-busy=true]")).toHaveCount(0);
+
+  const download = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export students (CSV)" }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe("students.csv");
+  const csv = readFileSync((await file.path())!, "utf8");
+  const [header, ...lines] = csv.trimEnd().split("\r\n");
+  expect(header).toBe(
+    "Name,E-mail,Program,Cohort,Purchased,Status,Lessons completed,Lessons,Last lesson,Last activity,Last sign-in",
+  );
+  const demo = lines.find((line) => line.includes(DEMO_USER.email));
+  expect(demo).toMatch(/^Dana Whitaker,demo@advisoraccelerator\.com,Growth Mindset Mastery,,[^,]+,completed,3,\d+,/);
+  expect(lines.every((line) => line.includes(",Growth Mindset Mastery,"))).toBe(true);
+
+  // The student's page: lesson by lesson.
+  await page.goto(`/desk?view=students&student=${DEMO_ID}`);
+  await expect(page.getByRole("heading", { name: "Dana Whitaker" })).toBeVisible();
+  const program = page.getByRole("region", { name: "Growth Mindset Mastery" });
+  await expect(program).toContainText(/3 of \d+ lessons completed/);
+  await expect(program.getByRole("listitem").filter({ hasText: "Completed" })).toHaveCount(3);
+  await expect(program.getByRole("listitem").filter({ hasText: /Started \w{3} \d/ })).toHaveCount(1);
+  // An admin sees the student's orders too.
+  await expect(page.getByRole("region", { name: "Orders" })).toContainText("$300");
+});
+
+test("a customer who types /desk is told it is for the team, and no link leads there", async ({ page }) => {
+  await signIn(page, demoCustomer);
+  await expect(page).toHaveURL(/\/portal$/);
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Desk", exact: true })).toBeHidden();
+  await page.goto("/desk");
+  await expect(page.getByRole("heading", { name: "This page is for the team" })).toBeVisible();
+  await expect(page.getByRole("table")).toHaveCount(0);
+  await expect(page.getByRole("heading", { name: "Leads" })).toHaveCount(0);
+});
+
+test("a signed-out visitor is asked to sign in, and comes back to the desk", async ({ page }) => {
+  await page.goto("/desk?view=students");
+  await expect(page).toHaveURL(/\/login\?next=%2Fdesk%3Fview%3Dstudents$/);
+});
+
+test("a coach sees the students, and neither leads nor orders", async ({ page }) => {
+  const coach = await createCustomer({ name: "coach" });
+  expect((await serviceClient().from("staff").insert({ user_id: coach.id, role: "coach" })).error).toBeNull();
+  await signIn(page, coach);
+  await expect(page).toHaveURL(/\/portal$/);
+  await page.getByRole("link", { name: "Desk", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Students" })).toBeVisible();
+  const views = page.getByRole("navigation", { name: "Desk" }).getByRole("link");
+  await expect(views).toHaveText(["Students"]);
+  // Asking for the leads in the address shows the students still.
+  await page.goto("/desk?view=leads");
+  await expect(page.getByRole("heading", { name: "Students" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Leads" })).toHaveCount(0);
+});
+
+for (const viewport of [
+  { width: 390, height: 844 },
+  { width: 1280, height: 900 },
+]) {
+  test(`the desk's views are axe-clean and usable by keyboard at ${viewport.width} px`, async ({ page }) => {
+    await page.setViewportSize(viewport);
+    await signIn(page, demoAdmin);
+    await expect(page).toHaveURL(/\/portal$/);
+    for (const view of ["leads", "students", "orders"]) {
+      await page.goto(`/desk?view=${view}`);
+      await expect(page.getByRole("link", { name: view[0]!.toUpperCase() + view.slice(1) })).toHaveAttribute(
+        "aria-current",
+        "page",
+      );
+      await expect(page.locator("[aria-busy=true]")).toHaveCount(0);
+      expect(await axeViolations(page), view).toEqual([]);
+    }
+    // The views are links in the tab order: Tab reaches Leads, Enter opens it.
+    await page.goto("/desk?view=orders");
+    const leads = page.getByRole("navigation", { name: "Desk" }).getByRole("link", { name: "Leads" });
+    for (let i = 0; i < 15 && !(await leads.evaluate((el) => el === document.activeElement)); i++)
+      await page.keyboard.press("Tab");
+    await expect(leads).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("heading", { name: "Leads" })).toBeVisible();
+  });
+}
