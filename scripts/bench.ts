@@ -213,6 +213,7 @@ async function main(): Promise<number> {
           limits: {
             portalTimeToDataMs: BUDGETS.portalTimeToDataMs,
             lessonTimeToContentMs: BUDGETS.lessonTimeToContentMs,
+            deskTimeToDataMs: BUDGETS.deskTimeToDataMs,
           },
           portal,
           budgets,
@@ -449,6 +450,17 @@ async function portalSection(runs: number): Promise<PortalReport> {
     console.log(`\nLesson time-to-content: navigation to the "lesson-content-shown" mark (the lesson's body shown)`);
     console.log(`\n${portalTable(portal.lesson, "time-to-content ms")}\n`);
     console.log(portalLine(portal.lesson, BUDGETS.lessonTimeToContentMs, "to content"));
+  }
+  if ("desk" in portal && portal.desk) {
+    const data = portal.desk.data;
+    console.log(
+      `\nDesk time-to-data: navigation to the "desk-data-shown" mark (the first page of leads shown), demo admin` +
+        (data
+          ? `, with ${data.students.toLocaleString("en-US")} students and ${data.leads.toLocaleString("en-US")} leads`
+          : ""),
+    );
+    console.log(`\n${portalTable(portal.desk)}\n`);
+    console.log(portalLine(portal.desk, BUDGETS.deskTimeToDataMs));
   }
   return portal;
 }

@@ -190,7 +190,7 @@ describe.each(BACKENDS)("the team on $name", (backend) => {
     it("the command: on the local stack when SUPABASE_URL is unset, its e-mail in the outbox; a mistake exits 1 saying what, a wrong call 2 with the usage", async () => {
       const port = new URL(stack.url).port;
       const run = async (...args: string[]) => {
-        const environment = { ...process.env, PORT: port, DATA_DIR: stack.dataDir };
+        const environment: NodeJS.ProcessEnv = { ...process.env, PORT: port, DATA_DIR: stack.dataDir };
         delete environment.SUPABASE_URL;
         delete environment.SUPABASE_SERVICE_ROLE_KEY;
         try {

@@ -141,15 +141,15 @@ describe("portal bench", () => {
   });
 
   it("warns over the budget, fails when the portal could not be measured, warns when there is none", () => {
-    expect(BUDGETS.portalTimeToDataMs).toBe(2500);
-    const fast = checkPortal(portalResult([run(2100), run(2300), run(2500)]));
+    expect(BUDGETS.portalTimeToDataMs).toBe(1500);
+    const fast = checkPortal(portalResult([run(1100), run(1300), run(1500)]));
     expect(fast).toEqual([
-      expect.objectContaining({ id: "portal-time-to-data", status: "PASS", detail: "2300 ms, median of 3 run(s)" }),
+      expect.objectContaining({ id: "portal-time-to-data", status: "PASS", detail: "1300 ms, median of 3 run(s)" }),
     ]);
     const slow = checkPortal(portalResult([run(4300), run(4100), run(4500)]));
     expect(slow[0]).toMatchObject({ status: "WARN", hard: false, offenders: ["/portal 4300 ms"] });
     expect(exitCode(slow)).toBe(0);
-    const partly = checkPortal(portalResult([run(2000), { error: "no mark" }]));
+    const partly = checkPortal(portalResult([run(1400), { error: "no mark" }]));
     expect(partly[0]).toMatchObject({ status: "WARN", offenders: ["a run failed: no mark"] });
 
     const broken = checkPortal(portalResult([{ error: "no mark within 30 s" }]));

@@ -24,6 +24,7 @@ import { join, resolve } from "node:path";
 import type { Browser, CDPSession } from "@playwright/test";
 import { siteBuildEnv, type TestStack } from "@advisor-accelerator/local-stack";
 import { sessionStorageKey } from "../../src/lib/session-key.ts";
+import type { DeskDataReport } from "./desk-data.ts";
 import { firstLine, messageOf } from "./errors.ts";
 import { median } from "./lhr.ts";
 import type { ServedSite } from "./serve.ts";
@@ -38,6 +39,11 @@ export const LESSON_PATH = "/portal/courses/growth-mindset/name-your-call-reluct
 /** What a lesson page marks once its body is rendered (src/features/course/store.ts). */
 export const LESSON_MARK = "lesson-content-shown";
 
+/** The team's desk, measured as the demo admin (supabase/seed.sql) on the bench's large data set. */
+export const DESK_PATH = "/desk";
+/** What the desk marks once its first page of rows is rendered (src/features/desk/Desk.tsx). */
+export const DESK_MARK = "desk-data-shown";
+
 /**
  * What each measured page is: its path, the mark it sets, and the requests whose 2xx answers must
  * have arrived before the mark for it to count (a name, and the API path).
@@ -48,7 +54,7 @@ export interface Target {
   data: readonly (readonly [name: string, path: string])[];
 }
 
-export const TARGETS: { portal: Target; lesson: Target } = {
+export const TARGETS: { portal: Target; lesson: Target; desk: Target } = {
   portal: {
     path: PORTAL_PATH,
     mark: PORTAL_MARK,
@@ -58,6 +64,7 @@ export const TARGETS: { portal: Target; lesson: Target } = {
     ],
   },
   lesson: { path: LESSON_PATH, mark: LESSON_MARK, data: [["lesson", "/rest/v1/course_lessons"]] },
+  desk: { path: DESK_PATH, mark: DESK_MARK, data: [["leads", "/rest/v1/leads"]] },
 };
 
 /**
@@ -162,6 +169,7 @@ export type PortalReport =
   | (PortalMeasurement & {
       loadAverage?: LoadAverage;
       lesson?: PortalMeasurement & { loadAverage?: LoadAverage };
+      desk?: PortalMeasurement & { loadAverage?: LoadAverage; data?: DeskDataReport };
     });
 
 /** The parameters of CDP's Network.emulateNetworkConditions (throughputs in bytes per second). */
@@ -544,6 +552,7 @@ export async function runPortalBench({
   throttling = MOBILE_THROTTLING,
   timeoutMs = 30_000,
   lessons = !prepare,
+  desk = !prepare,
 }: {
   runs?: number;
   chrome?: string | null;
@@ -552,11 +561,13 @@ export async function runPortalBench({
   throttling?: Throttling;
   timeoutMs?: number;
   lessons?: boolean;
+  /** Also the desk, as the demo admin, once the bench's large data set is written. */
+  desk?: boolean;
 } = {}): Promise<PortalReport> {
   if (!prepare && !hasPortalPage())
     return { path: PORTAL_PATH, skipped: "no portal page yet (src/pages/portal)" };
   if (!chrome) return { path: PORTAL_PATH, error: "no browser: install chromium or set CHROME_PATH" };
-  const { DEMO_USER, startTestStack } = await import("@advisor-accelerator/local-stack");
+  const { DEMO_STAFF, DEMO_USER, startTestStack } = await import("@advisor-accelerator/local-stack");
   const { resolveFile } = await import("@advisor-accelerator/static-host");
   const { serveDist } = await import("./serve.ts");
   const { chromium } = await import("@playwright/test");
@@ -604,12 +615,12 @@ export async function runPortalBench({
     if (loadBefore > cores)
       log(`  note: load average ${loadBefore} on ${cores} cores; other work slows the runs`);
     const options = { siteOrigin: site.origin, apiUrl: api.url, anonKey: stack.anonKey, user: DEMO_USER, throttling, timeoutMs };
-    const measure = async (target: Target) => {
+    const measure = async (target: Target, user = DEMO_USER) => {
       const results: (PortalRun | FailedRun)[] = [];
       for (let i = 1; i <= runs; i++) {
         let run: PortalRun | FailedRun;
         try {
-          run = await measureOnce(launched, { ...options, target });
+          run = await measureOnce(launched, { ...options, user, target });
         } catch (error) {
           run = { error: firstLine(error) };
         }
@@ -627,10 +638,26 @@ export async function runPortalBench({
     const portalRuns = await measure(TARGETS.portal);
     const lessonRuns = lessons ? await measure(TARGETS.lesson) : null;
     const loadAverage = { before: loadBefore, after: oneMinuteLoad(), cores };
+    let deskReport: (PortalMeasurement & { loadAverage: LoadAverage; data: DeskDataReport }) | null = null;
+    if (desk) {
+      // After the portal's runs, so that they meet the demo's data alone.
+      const { DESK_DATA, seedDeskData } = await import("./desk-data.ts");
+      log(`  writing the desk's data: ${DESK_DATA.students} students, ${DESK_DATA.leads} leads…`);
+      const data = await seedDeskData(stack.db);
+      log(`  written in ${(data.ms / 1000).toFixed(1)} s`);
+      const deskBefore = oneMinuteLoad();
+      const deskRuns = await measure(TARGETS.desk, DEMO_STAFF);
+      deskReport = {
+        ...portalResult(deskRuns, { path: DESK_PATH, throttling }),
+        loadAverage: { before: deskBefore, after: oneMinuteLoad(), cores },
+        data,
+      };
+    }
     return {
       ...portalResult(portalRuns, { throttling }),
       loadAverage,
       ...(lessonRuns ? { lesson: { ...portalResult(lessonRuns, { path: LESSON_PATH, throttling }), loadAverage } } : {}),
+      ...(deskReport ? { desk: deskReport } : {}),
     };
   } catch (error) {
     return { path: PORTAL_PATH, error: `could not run: ${firstLine(error)}` };

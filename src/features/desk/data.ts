@@ -5,7 +5,7 @@
  * desk with 50,000 leads asks for 25 rows as one with ten does.
  */
 import { supabase } from "~/lib/supabase";
-import { type LeadStatus, pageRange, searchFilter, stalledBefore } from "./logic";
+import { isLeadStatus, type LeadStatus, pageRange, searchFilter, stalledBefore } from "./logic";
 
 /** A page of rows and how many match in all. */
 export interface Page<T> {
@@ -33,8 +33,24 @@ export interface LeadRow {
   status_changed_at: string | null;
 }
 
-const LEAD_COLUMNS =
-  "id, created_at, name, email, phone, firm, aum, help, page, utm_source, utm_medium, utm_campaign, referrer, landing_page, status, note, status_changed_at";
+/** A lead as the list shows it; the rest of its answers are read when it is opened (`fetchLead`). */
+export type LeadListRow = Pick<
+  LeadRow,
+  | "id"
+  | "created_at"
+  | "name"
+  | "email"
+  | "utm_source"
+  | "utm_campaign"
+  | "referrer"
+  | "status"
+  | "note"
+  | "status_changed_at"
+>;
+
+const LEAD_LIST_COLUMNS =
+  "id, created_at, name, email, utm_source, utm_campaign, referrer, status, note, status_changed_at";
+const LEAD_COLUMNS = `${LEAD_LIST_COLUMNS}, phone, firm, aum, help, page, utm_medium, landing_page`;
 
 export interface LeadQuery {
   page: number;
@@ -42,13 +58,57 @@ export interface LeadQuery {
   status: LeadStatus | "";
 }
 
+/**
+ * Reads started before the view that shows them exists: the desk asks for its first page as soon
+ * as the session is known, beside the staff member's role, rather than a round trip after it.
+ */
+const early = new Map<string, Promise<unknown>>();
+const started = new Set<string>();
+
+/** Starts `load` now under `key`, once per page; its first reader takes it. */
+export function prefetch(key: string, load: () => Promise<unknown>): void {
+  if (started.has(key)) return;
+  started.add(key);
+  const promise = load();
+  // A failure is the reader's to report: not an unhandled rejection meanwhile.
+  promise.catch(() => {});
+  early.set(key, promise);
+}
+
+/** The read started under `key`, once; undefined when none was. */
+export function takePrefetched<T>(key: string): Promise<T> | undefined {
+  const promise = early.get(key) as Promise<T> | undefined;
+  early.delete(key);
+  return promise;
+}
+
+/** The leads' filters as the address gives them, and the key their page is read under. */
+export function leadQueryOf(query: URLSearchParams): LeadQuery & { key: string } {
+  const page = Math.max(1, Number(query.get("page")) || 1);
+  const search = query.get("q") ?? "";
+  const asked = query.get("status");
+  const status = isLeadStatus(asked) ? asked : "";
+  return { page, search, status, key: `leads|${page}|${search}|${status}` };
+}
+
+/**
+ * Starts the read of the view the address opens on, when it is the leads (an admin's first view;
+ * for anyone else the policies answer nothing, and a coach's desk opens on Students).
+ */
+export function prefetchFirstPage(): void {
+  const query = new URLSearchParams(location.search);
+  if ((query.get("view") ?? "leads") !== "leads") return;
+  const leads = leadQueryOf(query);
+  prefetch(leads.key, () => fetchLeads(leads));
+}
+
 /** PostgREST's largest answer (supabase/config.toml `max_rows`): an export reads in pages of it. */
 const MAX_ROWS = 1000;
 
-function leadsQuery({ search, status }: Omit<LeadQuery, "page">, count: boolean) {
+function leadsQuery({ search, status }: Omit<LeadQuery, "page">, columns: string, count: boolean) {
   let query = supabase
     .from("leads")
-    .select(LEAD_COLUMNS, count ? { count: "exact" } : undefined)
+    .select(columns, count ? { count: "exact" } : undefined)
     .order("created_at", { ascending: false })
     .order("id");
   if (status) query = query.eq("status", status);
@@ -57,16 +117,23 @@ function leadsQuery({ search, status }: Omit<LeadQuery, "page">, count: boolean)
   return query;
 }
 
-export async function fetchLeads(q: LeadQuery): Promise<Page<LeadRow>> {
+export async function fetchLeads(q: LeadQuery): Promise<Page<LeadListRow>> {
   const { from, to } = pageRange(q.page);
-  const { data, error, count } = await leadsQuery(q, true).range(from, to);
+  const { data, error, count } = await leadsQuery(q, LEAD_LIST_COLUMNS, true).range(from, to);
   if (error) throw error;
-  return { rows: (data ?? []) as LeadRow[], total: count ?? 0 };
+  return { rows: (data ?? []) as unknown as LeadListRow[], total: count ?? 0 };
 }
 
-/** Every lead the filters match, for the CSV export. */
+/** One lead, every answer and where the visit came from. */
+export async function fetchLead(id: string): Promise<LeadRow> {
+  const { data, error } = await supabase.from("leads").select(LEAD_COLUMNS).eq("id", id).single();
+  if (error) throw error;
+  return data as unknown as LeadRow;
+}
+
+/** Every lead the filters match, every column, for the CSV export. */
 export function fetchAllLeads(q: Omit<LeadQuery, "page">): Promise<LeadRow[]> {
-  return readAll<LeadRow>((from, to) => leadsQuery(q, false).range(from, to));
+  return readAll<LeadRow>((from, to) => leadsQuery(q, LEAD_COLUMNS, false).range(from, to));
 }
 
 export interface LeadEvent {
