@@ -67,6 +67,16 @@ test("the demo admin finds the lead just sent, marks it contacted, and the chang
   // And the status filter finds it among the contacted.
   await page.getByLabel("Status", { exact: true }).selectOption("contacted");
   await expect(page.getByRole("row").filter({ hasText: lead.email })).toHaveCount(1);
+
+  // Back undoes one filter at a time, and the search box follows the address.
+  await page.goBack();
+  await expect(page.getByLabel("Status", { exact: true })).toHaveValue("");
+  await expect(page.getByLabel("Search by name or e-mail")).toHaveValue(lead.email);
+  await page.goBack();
+  await expect(page).toHaveURL(/\/desk$/);
+  await expect(page.getByLabel("Search by name or e-mail")).toHaveValue("");
+  await page.waitForTimeout(500);
+  await expect(page).toHaveURL(/\/desk$/);
 });
 
 test("the demo admin reads the demo customer's progress, three lessons into Growth Mindset Mastery, and exports the students", async ({

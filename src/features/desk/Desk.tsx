@@ -236,6 +236,37 @@ function Field({
   );
 }
 
+/** A labelled select of `options` ([value, label]); "" is the first option's value where it means "any". */
+function SelectField({
+  label,
+  value,
+  options,
+  onChange,
+  className,
+}: {
+  label: string;
+  value: string;
+  options: readonly (readonly [value: string, label: string])[];
+  onChange: (value: string) => void;
+  className?: string;
+}) {
+  return (
+    <Field label={label} className={className}>
+      {(id) => (
+        <select id={id} className={inputClass} value={value} onChange={(e) => onChange(e.target.value)}>
+          {options.map(([optionValue, optionLabel]) => (
+            <option key={optionValue} value={optionValue}>
+              {optionLabel}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+const LEAD_STATUS_OPTIONS = LEAD_STATUSES.map((s) => [s, LEAD_STATUS_LABELS[s]] as const);
+
 function Pager({
   page,
   total,
@@ -456,6 +487,13 @@ interface ViewProps {
 function Leads({ query, setQuery, timeZone }: ViewProps) {
   const { page, search, status, key } = leadQueryOf(query);
   const [typed, setTyped] = useState(search);
+  // Back or Forward changes the search in the address: the box follows it (React's "adjusting
+  // state when a prop changes"), so the debounce below never pushes the old text back.
+  const [shownSearch, setShownSearch] = useState(search);
+  if (search !== shownSearch) {
+    setShownSearch(search);
+    setTyped(search);
+  }
   const [open, setOpen] = useState<string | null>(null);
   const [saved, setSaved] = useState<Record<string, Pick<LeadRow, "status" | "note" | "status_changed_at">>>({});
   const [state] = useRemote(key, () => takePrefetched<Page<LeadListRow>>(key) ?? fetchLeads({ page, search, status }));
@@ -489,23 +527,13 @@ function Leads({ query, setQuery, timeZone }: ViewProps) {
             />
           )}
         </Field>
-        <Field label="Status" className="w-40">
-          {(id) => (
-            <select
-              id={id}
-              className={inputClass}
-              value={status}
-              onChange={(e) => setQuery({ status: e.target.value || null, page: null })}
-            >
-              <option value="">Any status</option>
-              {LEAD_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {LEAD_STATUS_LABELS[s]}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField
+          label="Status"
+          className="w-40"
+          value={status}
+          options={[["", "Any status"], ...LEAD_STATUS_OPTIONS]}
+          onChange={(value) => setQuery({ status: value || null, page: null })}
+        />
         <div className="ml-auto">
           <ExportButton
             label="Export leads (CSV)"
@@ -671,22 +699,12 @@ function LeadDetail({
             .finally(() => setSaving(false));
         }}
       >
-        <Field label="Status">
-          {(id) => (
-            <select
-              id={id}
-              className={inputClass}
-              value={status}
-              onChange={(e) => setStatus(e.target.value as LeadStatus)}
-            >
-              {LEAD_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {LEAD_STATUS_LABELS[s]}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField
+          label="Status"
+          value={status}
+          options={LEAD_STATUS_OPTIONS}
+          onChange={(value) => setStatus(value as LeadStatus)}
+        />
         <Field label="Note">
           {(id) => (
             <textarea
@@ -761,56 +779,36 @@ function Students({
       </h2>
       <p className="mt-1 text-sm text-slate-400">Everyone who bought a program, newest first, and how far they are.</p>
       <div className="mt-4 flex flex-wrap items-end gap-4">
-        <Field label="Program" className="w-64">
-          {(id) => (
-            <select
-              id={id}
-              className={inputClass}
-              value={productKey}
-              onChange={(e) => setQuery({ program: e.target.value || null, cohort: null, page: null })}
-            >
-              <option value="">All programs</option>
-              {programs.map((p) => (
-                <option key={p.key} value={p.key}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField
+          label="Program"
+          className="w-64"
+          value={productKey}
+          options={[["", "All programs"], ...programs.map((p) => [p.key, p.name] as const)]}
+          onChange={(value) => setQuery({ program: value || null, cohort: null, page: null })}
+        />
         {program && program.cohortStarts.length > 0 && (
-          <Field label="Cohort" className="w-48">
-            {(id) => (
-              <select
-                id={id}
-                className={inputClass}
-                value={cohort}
-                onChange={(e) => setQuery({ cohort: e.target.value || null, page: null })}
-              >
-                <option value="">Every cohort</option>
-                {program.cohortStarts.map((start) => (
-                  <option key={start} value={start}>
-                    Starting {day(start, timeZone)}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <SelectField
+            label="Cohort"
+            className="w-48"
+            value={cohort}
+            options={[
+              ["", "Every cohort"],
+              ...program.cohortStarts.map((start) => [start, `Starting ${day(start, timeZone)}`] as const),
+            ]}
+            onChange={(value) => setQuery({ cohort: value || null, page: null })}
+          />
         )}
-        <Field label="Show" className="w-60">
-          {(id) => (
-            <select
-              id={id}
-              className={inputClass}
-              value={show}
-              onChange={(e) => setQuery({ show: e.target.value || null, page: null })}
-            >
-              <option value="">Every student</option>
-              <option value="not-started">Not started</option>
-              <option value="stalled">No activity for {STALLED_DAYS} days</option>
-            </select>
-          )}
-        </Field>
+        <SelectField
+          label="Show"
+          className="w-60"
+          value={show}
+          options={[
+            ["", "Every student"],
+            ["not-started", "Not started"],
+            ["stalled", `No activity for ${STALLED_DAYS} days`],
+          ]}
+          onChange={(value) => setQuery({ show: value || null, page: null })}
+        />
         <div className="ml-auto">
           <ExportButton
             label="Export students (CSV)"
@@ -1135,23 +1133,13 @@ function Orders({ query, setQuery, programs, timeZone }: ViewProps & { programs:
         </Panel>
       )}
       <div className="mt-6 flex flex-wrap items-end gap-4">
-        <Field label="Order status" className="w-48">
-          {(id) => (
-            <select
-              id={id}
-              className={inputClass}
-              value={status}
-              onChange={(e) => setQuery({ status: e.target.value || null, page: null })}
-            >
-              <option value="">Any status</option>
-              {ORDER_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {s[0]!.toUpperCase() + s.slice(1)}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField
+          label="Order status"
+          className="w-48"
+          value={status}
+          options={[["", "Any status"], ...ORDER_STATUSES.map((s) => [s, s[0]!.toUpperCase() + s.slice(1)] as const)]}
+          onChange={(value) => setQuery({ status: value || null, page: null })}
+        />
       </div>
       <div className="mt-4">
         <Table
