@@ -161,6 +161,8 @@ for (const viewport of [
       );
       await expect(page.locator("[aria-busy=true]")).toHaveCount(0);
       expect(await axeViolations(page), view).toEqual([]);
+      // The tables scroll inside their box; the page itself never gets wider than the screen.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), view).toBe(viewport.width);
     }
     // The views are links in the tab order: Tab reaches Leads, Enter opens it.
     await page.goto("/desk?view=orders");

@@ -323,10 +323,20 @@ function Table<T>({
   empty: string;
   expanded?: (row: T) => ReactNode;
 }) {
+  // Nothing to list: said in a box as wide as the screen, not in a table row wider than a phone.
+  if (state.status === "ready" && state.data.rows.length === 0) {
+    return (
+      <p className="rounded-2xl border border-dashed border-white/15 bg-panel/60 px-4 py-6 text-center text-slate-300">
+        {empty}
+      </p>
+    );
+  }
   return (
-    // Focusable, so that a keyboard can scroll a table wider than a phone (axe: scrollable-region-focusable).
+    // Focusable, so that a keyboard can scroll a table wider than a phone (axe: scrollable-region-focusable);
+    // relative, so that what is positioned in it (the screen-reader-only text) scrolls with it
+    // instead of widening the page.
     <div
-      className="overflow-x-auto rounded-2xl border border-white/10 bg-panel"
+      className="relative overflow-x-auto rounded-2xl border border-white/10 bg-panel"
       aria-busy={state.status === "loading"}
       tabIndex={0}
       role="group"
@@ -357,13 +367,6 @@ function Table<T>({
             <tr>
               <td colSpan={columns.length} className="px-4 py-6 text-center text-red-300" role="alert">
                 This list could not be loaded. Please try again in a moment.
-              </td>
-            </tr>
-          )}
-          {state.status === "ready" && state.data.rows.length === 0 && (
-            <tr>
-              <td colSpan={columns.length} className="px-4 py-6 text-center text-slate-400">
-                {empty}
               </td>
             </tr>
           )}
@@ -952,7 +955,8 @@ function Student({
       {state.status === "ready" && (
         <>
           <p className="mt-1 text-sm text-slate-400">
-            {first?.email} · last signed in {dateTime(first?.last_sign_in_at ?? null, timeZone)}
+            {first?.email} ·{" "}
+            {first?.last_sign_in_at ? `last signed in ${dateTime(first.last_sign_in_at, timeZone)}` : "never signed in"}
           </p>
           {state.data.enrolments.length === 0 && <p className="mt-4 text-slate-300">No program bought.</p>}
           {state.data.enrolments.map((enrolment) => {
@@ -985,7 +989,9 @@ function Student({
                         <span className="text-slate-200">
                           {i + 1}. {lesson.title}
                         </span>
-                        <span className={row?.completed ? "text-green-300" : "text-slate-400"}>{label}</span>
+                        <span className={`shrink-0 text-right ${row?.completed ? "text-green-300" : "text-slate-400"}`}>
+                          {label}
+                        </span>
                       </li>
                     );
                   })}
@@ -1057,7 +1063,7 @@ function Orders({ query, setQuery, programs, timeZone }: ViewProps & { programs:
         </Field>
       </div>
       <div
-        className="mt-4 overflow-x-auto rounded-2xl border border-white/10 bg-panel"
+        className="relative mt-4 overflow-x-auto rounded-2xl border border-white/10 bg-panel"
         aria-busy={totals.status === "loading"}
         tabIndex={0}
         role="group"
