@@ -4,8 +4,11 @@
  * list is one page, filtered, ordered and counted by PostgREST (`Range`, `count=exact`), so a
  * desk with 50,000 leads asks for 25 rows as one with ten does.
  */
+import type { Database } from "~/lib/database";
 import { supabase } from "~/lib/supabase";
 import { isLeadStatus, type LeadStatus, pageRange, searchFilter, stalledBefore } from "./logic";
+
+type Tables = Database["public"]["Tables"];
 
 /** A page of rows and how many match in all. */
 export interface Page<T> {
@@ -13,25 +16,26 @@ export interface Page<T> {
   total: number;
 }
 
-export interface LeadRow {
-  id: string;
-  created_at: string;
-  name: string;
-  email: string;
-  phone: string | null;
-  firm: string | null;
-  aum: string | null;
-  help: string | null;
-  page: string;
-  utm_source: string | null;
-  utm_medium: string | null;
-  utm_campaign: string | null;
-  referrer: string | null;
-  landing_page: string | null;
-  status: LeadStatus;
-  note: string;
-  status_changed_at: string | null;
-}
+/** A lead as the desk reads it (LEAD_COLUMNS), typed from the migrations, its status narrowed. */
+export type LeadRow = Pick<
+  Tables["leads"]["Row"],
+  | "id"
+  | "created_at"
+  | "name"
+  | "email"
+  | "phone"
+  | "firm"
+  | "aum"
+  | "help"
+  | "page"
+  | "utm_source"
+  | "utm_medium"
+  | "utm_campaign"
+  | "referrer"
+  | "landing_page"
+  | "note"
+  | "status_changed_at"
+> & { status: LeadStatus };
 
 /** A lead as the list shows it; the rest of its answers are read when it is opened (`fetchLead`). */
 export type LeadListRow = Pick<
