@@ -10,6 +10,7 @@
  * the person presses Continue. Someone who already has a password is told the desk is theirs.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
+import { isEmail } from "@advisor-accelerator/shared/checkout-request.ts";
 import { isStaffRole, type StaffRole } from "@advisor-accelerator/shared/staff-roles.ts";
 import { staffEmail } from "./emails.ts";
 import type { Env } from "./env.ts";
@@ -18,12 +19,10 @@ import { sendEmail } from "./mail.ts";
 /** A mistake in what was asked (the address, the role, someone not on the team): said as it is. */
 export class StaffError extends Error {}
 
-/** An address as Auth keeps it: trimmed, lower case, one @ with something either side. */
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
+/** An address as Auth keeps it, trimmed and in lower case, checked as the checkout checks one. */
 function address(email: string): string {
   const trimmed = email.trim().toLowerCase();
-  if (!EMAIL.test(trimmed) || trimmed.length > 254) throw new StaffError(`"${email}" is not an e-mail address.`);
+  if (!isEmail(trimmed)) throw new StaffError(`"${email}" is not an e-mail address.`);
   return trimmed;
 }
 

@@ -10,7 +10,7 @@ import { $auth } from "~/stores/session";
 import { useAtom } from "~/lib/useAtom";
 import { LoadingNote, Panel, pillButtonClass, Skeleton } from "~/components/ui/panel";
 import { formatCents } from "@advisor-accelerator/shared/money.ts";
-import { $staffRole, LOADING } from "../portal/store";
+import { $staffRole, LOADING, type Remote } from "../portal/store";
 import { AUTH_LOADING } from "../portal/ui";
 import {
   fetchAllLeads,
@@ -185,8 +185,6 @@ function StaffDesk({ role, programs, timeZone }: { role: StaffRole; programs: De
 }
 
 // Shared parts -----------------------------------------------------------------------------------
-
-type Remote<T> = { status: "loading" } | { status: "ready"; data: T } | { status: "error" };
 
 /** Loads `load()` whenever `key` changes, and again on `reload()`; a stale answer never shows. */
 function useRemote<T>(key: string, load: () => Promise<T>): [Remote<T>, () => void] {
