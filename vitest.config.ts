@@ -1,6 +1,7 @@
 /// <reference types="vitest/config" />
 import { availableParallelism } from "node:os";
 import { getViteConfig } from "astro/config";
+import LongestFirst from "./tests/support/longest-first.ts";
 
 /**
  * The product's tests (tests/) and the packages' own, all run by `npm test` (`vitest run`), each a
@@ -21,6 +22,9 @@ export default getViteConfig({
     // most files spend their time waiting on the stack's servers, Postgres and child processes, not
     // on the CPU: two workers on 2 cores run the suite in 256 s instead of 413 s.
     maxWorkers: availableParallelism(),
+    // The longest files first, across projects, so no worker is left with a long file at the end
+    // (tests/support/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     // The default output, a table of the hostile tries the tests made (tests/support/hostile.ts), and
     // the slowest files.
     reporters: ["default", "./tests/support/hostile-reporter.ts", "./tests/support/slowest-reporter.ts"],

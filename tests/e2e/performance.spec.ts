@@ -103,11 +103,14 @@ const SCREENS = [
   { name: "desktop", options: { viewport: { width: 1280, height: 900 } } },
 ] as const;
 const STYLESHEET = /\/_astro\/[^?]*\.css(\?|$)/;
-/** The viewport once its images are decoded (they arrive in any order), without animations. */
+/** The viewport once its fonts are in and its images decoded (they arrive in any order), without animations. */
 async function screenshot(page: Page) {
-  await page.evaluate(() =>
-    Promise.all([...document.images].filter((image) => image.complete).map((image) => image.decode().catch(() => {}))),
-  );
+  await page.evaluate(async () => {
+    await document.fonts.ready;
+    await Promise.all(
+      [...document.images].filter((image) => image.complete).map((image) => image.decode().catch(() => {})),
+    );
+  });
   return page.screenshot({ animations: "disabled", caret: "hide" });
 }
 /** Every stylesheet has loaded and applies, those the page loads after its first screen included. */
@@ -225,9 +228,10 @@ test.describe("critical CSS", () => {
       test.setTimeout(90_000);
       const context = await browser.newContext({ ...screen.options, baseURL });
       const page = await context.newPage();
-      // As on a slow connection: the stylesheet comes a second after it is asked for.
+      // As on a slow connection: the stylesheet comes well after the first screen is drawn (which
+      // is before the loader asks for it, two frames after the load event).
       await page.route(STYLESHEET, async (route) => {
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await new Promise((resolve) => setTimeout(resolve, 400));
         await route.continue();
       });
       // Every layout shift (nothing here is the reader's input).
