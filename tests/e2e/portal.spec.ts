@@ -316,6 +316,8 @@ test("a signed-out visitor of a portal page is sent to /login, and comes back th
   await expect(page.getByRole("heading", { level: 1, name: "Contact & Settings" })).toBeVisible();
 
   // With the session gone from storage, any portal page sends the visitor to sign in, naming itself.
+  // Cleared from a page that is not the portal's, which could send itself to /login meanwhile.
+  await page.goto("/privacy-policy");
   await page.evaluate(() => localStorage.clear());
   await page.goto("/portal/settings/purchase-history");
   await expect(page).toHaveURL(/\/login\?next=%2Fportal%2Fsettings%2Fpurchase-history$/);
