@@ -177,9 +177,14 @@ test("no page can be framed, by any site, at any spelling of its address", async
     const base = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}`;
     for (const route of ["/login", "/l%6Fgin", "//login"]) {
       await page.goto(`${base}/?frame=${encodeURIComponent(LOCAL_SITE + route)}`);
-      // Chromium puts its own error page where it refused the document; a framed page keeps its address.
-      const framed = page.frames().find((frame) => frame.parentFrame() === page.mainFrame());
-      expect(framed?.url(), route).toMatch(/^chrome-error:/);
+      // Chromium puts its own error page where it refused the document; a framed page keeps its
+      // address. The frame's navigation can settle after the page's load event: asked until then.
+      const framed = () =>
+        page
+          .frames()
+          .find((frame) => frame.parentFrame() === page.mainFrame())
+          ?.url();
+      await expect.poll(framed, { message: route }).toMatch(/^chrome-error:/);
       await expect(page.frameLocator("iframe[title=framed]").getByRole("button", { name: "Sign In" })).toHaveCount(0);
     }
   } finally {
