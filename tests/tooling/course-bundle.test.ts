@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUNDLE_FILE, type CourseBundle } from "../../src/features/course/bundle.ts";
-import { copyProject } from "../support/project-copy.ts";
+import { astroTimeout, copyProject } from "../support/project-copy.ts";
 
 const files = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -46,7 +46,7 @@ beforeAll(async () => {
   dist = join(copy.dir, "dist");
   bundle = JSON.parse(readFileSync(join(copy.dir, "dist-course", BUNDLE_FILE), "utf8")) as CourseBundle;
   output = files(dist).map((file) => readFileSync(file).toString("latin1"));
-}, 180_000);
+}, astroTimeout(1));
 afterAll(() => copy.remove());
 
 describe("the built site and the course bundle", () => {

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { findSamples, sampleLines } from "../../src/integrations/sample-content.ts";
 import { siteBuildEnv } from "@advisor-accelerator/local-stack";
 import { EXAMPLE_PROJECT } from "../support/example-project.ts";
-import { copyProject } from "../support/project-copy.ts";
+import { astroTimeout, copyProject } from "../support/project-copy.ts";
 
 // The project's URL and its publishable key, as DEPLOY.md builds with them.
 const { PUBLIC_SUPABASE_URL: PROJECT, PUBLIC_SUPABASE_ANON_KEY: PUBLISHABLE_KEY } = EXAMPLE_PROJECT;
@@ -50,7 +50,8 @@ afterAll(() => copy.remove());
 /** The hosted project's values, as DEPLOY.md builds with them. */
 const HOSTED = { PUBLIC_SUPABASE_URL: PROJECT, PUBLIC_SUPABASE_ANON_KEY: PUBLISHABLE_KEY };
 
-describe("npm run build", () => {
+// Each test runs astro at most twice.
+describe("npm run build", { timeout: astroTimeout(2) }, () => {
   it("is the production build of package.json, and the only one", () => {
     const scripts = (
       JSON.parse(readFileSync(join(copy.dir, "package.json"), "utf8")) as { scripts: Record<string, string> }
@@ -71,7 +72,7 @@ describe("npm run build", () => {
     expect(noUrl.output).not.toContain("PUBLIC_SUPABASE_ANON_KEY");
     expect(existsSync(join(copy.dir, "none"))).toBe(false);
     expect(existsSync(join(copy.dir, "no-url"))).toBe(false);
-  }, 60_000);
+  });
 
   it("refuses the local stack's address and key, naming each, unless the local stack builds", async () => {
     const { LOCAL_STACK_BUILD, ...values } = LOCAL;
@@ -90,7 +91,7 @@ describe("npm run build", () => {
     expect(bare.output).toContain("PUBLIC_SUPABASE_ANON_KEY must be set: the local stack passes its own key");
     expect(existsSync(join(copy.dir, "local"))).toBe(false);
     expect(existsSync(join(copy.dir, "bare"))).toBe(false);
-  }, 60_000);
+  });
 
   it("refuses a secret key, which must never reach a browser, before writing anything", async () => {
     const secret = await copy.astro(
@@ -100,7 +101,7 @@ describe("npm run build", () => {
     expect(secret.failed).toBe(true);
     expect(secret.output).toContain("PUBLIC_SUPABASE_ANON_KEY is a secret key");
     expect(existsSync(join(copy.dir, "secret"))).toBe(false);
-  }, 60_000);
+  });
 
   it("stops before writing anything while content has sample items, naming each by file and field, and what to do", async () => {
     const items = findSamples(copy.dir);
@@ -119,7 +120,7 @@ describe("npm run build", () => {
       rmSync(join(copy.dir, ".env"));
     }
     expect(existsSync(join(copy.dir, "samples"))).toBe(false);
-  }, 120_000);
+  });
 
   it("builds a site that talks to the hosted project and never to this machine (a staging build: samples allowed, labelled)", async () => {
     const result = await copy.astro(["build", "--outDir", "site"], env({ ...HOSTED, ALLOW_SAMPLE_CONTENT: "1" }));
@@ -140,7 +141,7 @@ describe("npm run build", () => {
     // The samples it publishes are labelled, as on the local stack (tests/e2e/truth.spec.ts checks each).
     const home = readFileSync(join(out, "index.html"), "utf8");
     expect(home.match(/>Sample<span class="sr-only"> content<\/span>/g)?.length ?? 0).toBeGreaterThan(0);
-  }, 180_000);
+  });
 
   it("builds without ALLOW_SAMPLE_CONTENT once every sample is replaced or deleted; a section left with no entries is left out", async () => {
     const real = copyProject();
@@ -175,5 +176,5 @@ describe("npm run build", () => {
     } finally {
       real.remove();
     }
-  }, 240_000);
+  });
 });
