@@ -2,12 +2,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { START_SCRIPT } from "@advisor-accelerator/local-stack";
 import { defineConfig, devices } from "@playwright/test";
-import { findChromium } from "./scripts/ensure-chromium.ts";
+import { findTestBrowser } from "./scripts/ensure-chromium.ts";
 import { TEST_BUILD } from "./tests/support/example-project.ts";
 
 const port = Number(process.env.E2E_PORT ?? 4399);
 const productionDir = join(tmpdir(), `advisor-e2e-production-${port}`);
-const executablePath = findChromium() ?? undefined;
+const executablePath = findTestBrowser() ?? undefined;
 
 /** End-to-end tests in the system's Chromium against the production build, served as the CDN serves it. */
 export default defineConfig({
