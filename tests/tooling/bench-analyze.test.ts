@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -35,6 +35,21 @@ describe("bench page analysis", () => {
     expect(isMarketing("/checkout/AI_ACCELERATOR")).toBe(false);
     expect(isMarketing("/portfolio")).toBe(true);
     expect(isMarketing("/login-help")).toBe(true);
+    expect(isMarketing("/desk")).toBe(false);
+  });
+
+  it("counts as app pages exactly the pages built in the app's layouts (sign-in, checkout, portal, desk)", () => {
+    const pages = join(import.meta.dirname, "../../src/pages");
+    const routes = readdirSync(pages, { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith(".astro"))
+      .map((file) => ({
+        route: `/${file.replace(/\.astro$/, "").replace(/(^|\/)index$/, "")}`.replace(/\/$/, "") || "/",
+        app: /\b(AuthLayout|CheckoutLayout|PortalLayout)\b/.test(readFileSync(join(pages, file), "utf8")),
+      }));
+    const app = routes.filter((page) => page.app).map((page) => page.route);
+    expect(app).toContain("/desk");
+    expect(app.filter(isMarketing)).toEqual([]);
+    expect(routes.filter((page) => !page.app && !isMarketing(page.route))).toEqual([]);
   });
 
   it("reads attributes in any quoting, with entities decoded", () => {
