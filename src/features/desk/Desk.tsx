@@ -24,6 +24,7 @@ import {
   fetchStudent,
   fetchStudents,
   leadQueryOf,
+  takeArrived,
   takePrefetched,
   type HeldPayment,
   type LeadEvent,
@@ -186,16 +187,26 @@ function StaffDesk({ role, programs, timeZone }: { role: StaffRole; programs: De
 
 // Shared parts -----------------------------------------------------------------------------------
 
-/** Loads `load()` whenever `key` changes, and again on `reload()`; a stale answer never shows. */
-function useRemote<T>(key: string, load: () => Promise<T>): [Remote<T>, () => void] {
+/**
+ * Loads `load()` whenever `key` changes, and again on `reload()`; a stale answer never shows. An
+ * answer `arrived()` already has (a prefetched read, data.ts `takeArrived`) is the first render's.
+ */
+function useRemote<T>(key: string, load: () => Promise<T>, arrived?: () => T | undefined): [Remote<T>, () => void] {
   const [nonce, setNonce] = useState(0);
   const id = `${key}#${nonce}`;
-  const [answer, setAnswer] = useState<{ id: string; state: Remote<T> } | null>(null);
+  const [answer, setAnswer] = useState<{ id: string; state: Remote<T> } | null>(() => {
+    const data = arrived?.();
+    return data === undefined ? null : { id, state: { status: "ready", data } };
+  });
+  // The first effect has nothing to load when the first render had the answer.
+  const given = useRef(answer?.id);
   const loadRef = useRef(load);
   useEffect(() => {
     loadRef.current = load;
   });
   useEffect(() => {
+    if (given.current === id) return;
+    given.current = undefined;
     let current = true;
     loadRef.current().then(
       (data) => current && setAnswer({ id, state: { status: "ready", data } }),
@@ -497,7 +508,11 @@ function Leads({ query, setQuery, timeZone }: ViewProps) {
   }
   const [open, setOpen] = useState<string | null>(null);
   const [saved, setSaved] = useState<Record<string, Pick<LeadRow, "status" | "note" | "status_changed_at">>>({});
-  const [state] = useRemote(key, () => takePrefetched<Page<LeadListRow>>(key) ?? fetchLeads({ page, search, status }));
+  const [state] = useRemote(
+    key,
+    () => takePrefetched<Page<LeadListRow>>(key) ?? fetchLeads({ page, search, status }),
+    () => takeArrived<Page<LeadListRow>>(key),
+  );
 
   // The search runs a moment after typing stops.
   useEffect(() => {

@@ -67,6 +67,8 @@ export interface LeadQuery {
  * as the session is known, beside the staff member's role, rather than a round trip after it.
  */
 const early = new Map<string, Promise<unknown>>();
+/** What reads in `early` answered, once they have. */
+const arrived = new Map<string, unknown>();
 const started = new Set<string>();
 
 /** Starts `load` now under `key`, once per page; its first reader takes it. */
@@ -74,8 +76,11 @@ export function prefetch(key: string, load: () => Promise<unknown>): void {
   if (started.has(key)) return;
   started.add(key);
   const promise = load();
-  // A failure is the reader's to report: not an unhandled rejection meanwhile.
-  promise.catch(() => {});
+  promise.then(
+    (data) => early.get(key) === promise && arrived.set(key, data),
+    // A failure is the reader's to report: not an unhandled rejection meanwhile.
+    () => {},
+  );
   early.set(key, promise);
 }
 
@@ -83,7 +88,20 @@ export function prefetch(key: string, load: () => Promise<unknown>): void {
 export function takePrefetched<T>(key: string): Promise<T> | undefined {
   const promise = early.get(key) as Promise<T> | undefined;
   early.delete(key);
+  arrived.delete(key);
   return promise;
+}
+
+/**
+ * The answer of the read started under `key` when it has already arrived, taken once (as
+ * takePrefetched); undefined otherwise. A view that finds it draws its rows in its first render,
+ * not in a render after its first effect.
+ */
+export function takeArrived<T>(key: string): T | undefined {
+  if (!arrived.has(key)) return undefined;
+  const data = arrived.get(key) as T;
+  takePrefetched(key);
+  return data;
 }
 
 /** The leads' filters as the address gives them, and the key their page is read under. */
