@@ -114,6 +114,40 @@ test("the demo admin reads the demo customer's progress, three lessons into Grow
   await expect(page.getByRole("region", { name: "Orders" })).toContainText("$300");
 });
 
+test("on a phone, an open lead's form and history stay on screen while the table scrolls, and one page offers no page buttons", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const lead = await sendLead(page);
+  await signIn(page, demoAdmin);
+  await expect(page).toHaveURL(/\/portal$/);
+  await page.goto(`/desk?q=${encodeURIComponent(lead.email)}`);
+  const row = page.getByRole("row").filter({ hasText: lead.email });
+  await expect(row).toHaveCount(1);
+  await expect(page.getByText("1 lead · page 1 of 1")).toBeVisible();
+  await expect(page.getByRole("button", { name: /Previous page|Next page/ })).toHaveCount(0);
+
+  await row.getByRole("button", { name: lead.name }).click();
+  const note = page.getByLabel("Note");
+  const save = page.getByRole("button", { name: "Save" });
+  const onScreen = async () => {
+    for (const control of [note, save]) {
+      const box = (await control.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
+  };
+  await onScreen();
+  // The table scrolls sideways to its last column; the lead's form stays where it was.
+  const table = page.getByRole("group", { name: "Consultation requests" });
+  await table.evaluate((box) => (box.scrollLeft = box.scrollWidth));
+  expect(await table.evaluate((box) => box.scrollLeft)).toBeGreaterThan(0);
+  await onScreen();
+  await note.fill("Called from the road.");
+  await save.click();
+  await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+});
+
 test("a customer who types /desk is told it is for the team, and no link leads there", async ({ page }) => {
   await signIn(page, demoCustomer);
   await expect(page).toHaveURL(/\/portal$/);

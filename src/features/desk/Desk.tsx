@@ -294,27 +294,24 @@ function Pager({
         {total.toLocaleString("en-US")} {noun}
         {total === 1 ? "" : "s"} · page {Math.min(page, pages)} of {pages}
       </p>
-      <div className="flex gap-2">
-        <button
-          type="button"
-          className={pillButtonClass.secondary}
-          disabled={page <= 1}
-          onClick={() => onPage(page - 1)}
-        >
-          Previous page
-        </button>
-        <button
-          type="button"
-          className={pillButtonClass.secondary}
-          disabled={page >= pages}
-          onClick={() => onPage(page + 1)}
-        >
-          Next page
-        </button>
-      </div>
+      {/* One page has nowhere to go; on the first or last, the way that is not there looks it. */}
+      {pages > 1 && (
+        <div className="flex gap-2">
+          <button type="button" className={pageButtonClass} disabled={page <= 1} onClick={() => onPage(page - 1)}>
+            Previous page
+          </button>
+          <button type="button" className={pageButtonClass} disabled={page >= pages} onClick={() => onPage(page + 1)}>
+            Next page
+          </button>
+        </div>
+      )}
     </div>
   );
 }
+
+/** A page button: outlined, and plainly out of reach where there is no page to go to. */
+const pageButtonClass =
+  "inline-flex min-h-11 items-center justify-center rounded-3xl border border-white/20 px-6 py-2.5 text-sm font-semibold text-white hover:bg-white/10 disabled:cursor-not-allowed disabled:border-white/10 disabled:text-slate-500 disabled:hover:bg-transparent";
 
 /** A table that says what it holds, with a loading state and an error in words. */
 function Table<T>({
@@ -344,8 +341,9 @@ function Table<T>({
     // Focusable, so that a keyboard can scroll a table wider than a phone (axe: scrollable-region-focusable);
     // relative, so that what is positioned in it (the screen-reader-only text) scrolls with it
     // instead of widening the page.
+    // A size container, so that a row's details (TableRow) can be as wide as the box, not the table.
     <div
-      className="relative overflow-x-auto rounded-2xl border border-white/10 bg-panel"
+      className="@container relative overflow-x-auto rounded-2xl border border-white/10 bg-panel"
       aria-busy={state.status === "loading"}
       tabIndex={0}
       role="group"
@@ -410,7 +408,9 @@ function TableRow<T>({
       {expanded && (
         <tr className="bg-white/[0.03]">
           <td colSpan={columns.length} className="px-4 py-4">
-            {expanded}
+            {/* As wide as the box shows and held at its left edge, so that on a phone the form and
+                the history fit the screen while the table beside it scrolls. */}
+            <div className="sticky left-4 w-[calc(100cqw-2rem)]">{expanded}</div>
           </td>
         </tr>
       )}
