@@ -34,7 +34,7 @@ export interface ProjectCopy {
   remove(): void;
 }
 
-export function copyProject(): ProjectCopy {
+export function copyProject({ stallMs = STALL_MS }: { stallMs?: number } = {}): ProjectCopy {
   const dir = mkdtempSync(join(tmpdir(), "project-"));
   for (const entry of SOURCES) cpSync(join(root, entry), join(dir, entry), { recursive: true });
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
@@ -51,7 +51,7 @@ export function copyProject(): ProjectCopy {
           cwd: dir,
           env: { ...env, NODE_ENV: undefined, ASTRO_TELEMETRY_DISABLED: "1" },
           maxBuffer: 16 * 1024 * 1024,
-          timeout: STALL_MS,
+          timeout: stallMs,
         },
       );
       return { failed: false, stalled: false, output: stripVTControlCharacters(stdout + stderr) };
@@ -75,10 +75,10 @@ export function copyProject(): ProjectCopy {
       // is tried once more, saying so, so a stall on the machine is a warning and a wrong build
       // still fails.
       console.warn(
-        `astro ${args.join(" ")} printed this and was stopped after ${STALL_MS / 1000} s; running it again:\n${first.output}`,
+        `astro ${args.join(" ")} printed this and was stopped after ${stallMs / 1000} s; running it again:\n${first.output}`,
       );
       const second = await once(args, env);
-      if (second.stalled) second.output += `\n[astro ${args.join(" ")} was stopped after ${STALL_MS / 1000} s, twice]`;
+      if (second.stalled) second.output += `\n[astro ${args.join(" ")} was stopped after ${stallMs / 1000} s, twice]`;
       return second;
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
