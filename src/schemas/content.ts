@@ -942,29 +942,100 @@ export type SharedCopy = z.infer<typeof sharedCopySchema>;
  * its sales page stacks it: its total value and savings are computed from the components. It is
  * not the program's checkout price: the page says so, beside the program's own price.
  */
+/**
+ * A payment plan of a coached offer: monthly instalments, the first paid at checkout and one a
+ * month after it, each amount set here (how many there are is the plan's length). Together they
+ * come to the offer's price, or to the price plus the plan's stated fee.
+ */
+const paymentPlanSchema = z.strictObject({
+  /** How the offer page and the portal name it, e.g. "Six monthly payments". */
+  name: line,
+  /** Each month's amount in whole cents, first to last: 2 to 12 of them. */
+  instalmentsCents: z
+    .array(cents.positive({ message: "must be more than 0 cents" }))
+    .min(2)
+    .max(12),
+  /** What paying over time costs above the price, in whole cents, said beside the plan; 0 when nothing. */
+  feeCents: cents.default(0),
+  sample,
+});
+
+/**
+ * How a coached offer can be paid once the team sends it (docs/operations.md): in full, by each of
+ * `plans`, and where the offer has a monthly price, that monthly membership from the month
+ * `membership` says. `terms` is what the offer page says under the options.
+ */
+const offerPaymentSchema = z.strictObject({
+  /** Whether the offer can be paid in one payment. */
+  inFull: z.boolean().default(true),
+  plans: z.array(paymentPlanSchema).default([]),
+  /** The monthly membership (the offer's `monthlyPriceCents`): its first charge, in months after the cohort starts. */
+  membership: z.strictObject({ startsAfterMonths: z.number().int().min(0).max(24), sample }).optional(),
+  terms: z.strictObject({ text: line, sample }),
+});
+
+/** `$36,000` for 3600000: what the checks below say amounts in. */
+const dollars = (amount: number) =>
+  `$${(amount / 100).toLocaleString("en-US", { minimumFractionDigits: amount % 100 ? 2 : 0 })}`;
+
 export const offerSchema = (ref: Ref) =>
-  z.strictObject({
-    /** The program the offer is built around (its id in content/programs): its own price is named beside the offer. */
-    program: ref("programs"),
-    heading: line,
-    components: z
-      .array(
-        z.strictObject({
-          name: line,
-          description: z.string().optional(),
-          /** One-time value in whole cents. */
-          valueCents: cents.optional(),
-          /** Recurring value per month in whole cents. */
-          monthlyValueCents: cents.optional(),
-        }),
-      )
-      .min(1),
-    /** One-time price in whole cents. */
-    priceCents: cents,
-    /** Recurring price per month in whole cents, if any. */
-    monthlyPriceCents: cents.optional(),
-    cta: cta,
-  });
+  z
+    .strictObject({
+      /** The program the offer is built around (its id in content/programs): its own price is named beside the offer. */
+      program: ref("programs"),
+      heading: line,
+      components: z
+        .array(
+          z.strictObject({
+            name: line,
+            description: z.string().optional(),
+            /** One-time value in whole cents. */
+            valueCents: cents.optional(),
+            /** Recurring value per month in whole cents. */
+            monthlyValueCents: cents.optional(),
+          }),
+        )
+        .min(1),
+      /** One-time price in whole cents. */
+      priceCents: cents,
+      /** Recurring price per month in whole cents, if any. */
+      monthlyPriceCents: cents.optional(),
+      cta: cta,
+      /** How it can be paid, once the team sends the offer; an offer without it is not sold online yet. */
+      payment: offerPaymentSchema.optional(),
+    })
+    .superRefine((offer, context) => {
+      const payment = offer.payment;
+      if (!payment) return;
+      if (!payment.inFull && payment.plans.length === 0) {
+        context.addIssue({
+          code: "custom",
+          path: ["payment"],
+          message: "offers no way to pay: set inFull: true or add a plan",
+        });
+      }
+      payment.plans.forEach((plan, i) => {
+        const sum = plan.instalmentsCents.reduce((total, amount) => total + amount, 0);
+        const due = offer.priceCents + plan.feeCents;
+        if (sum !== due) {
+          context.addIssue({
+            code: "custom",
+            path: ["payment", "plans", i, "instalmentsCents"],
+            message:
+              `add up to ${dollars(sum)}, not the price ${dollars(offer.priceCents)}` +
+              (plan.feeCents ? ` plus the plan's fee ${dollars(plan.feeCents)} (${dollars(due)})` : "") +
+              `: change an amount${plan.feeCents ? " or the fee" : ", or state the difference as feeCents"}`,
+          });
+        }
+      });
+      if (payment.membership && offer.monthlyPriceCents === undefined) {
+        context.addIssue({
+          code: "custom",
+          path: ["payment", "membership"],
+          message: "needs the offer's monthlyPriceCents, what the membership costs a month",
+        });
+      }
+    });
 export type Offer = z.infer<ReturnType<typeof offerSchema>>;
 
 /** A bar chart: labelled percentages, drawn on a 0-100% scale. */

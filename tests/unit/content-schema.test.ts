@@ -17,6 +17,7 @@ import {
   endorsementSchema,
   homePageSchema,
   type Image,
+  offerSchema,
   programSchema,
   type Ref,
   sharedCopySchema,
@@ -244,6 +245,67 @@ describe("content schemas", () => {
       expect.stringMatching(/^sections\.whyChoose\.heading: /),
       expect.stringMatching(/^sections\.coaches: /),
     ]);
+  });
+
+  describe("a coached offer's payment options (content/offers.yaml `payment`)", () => {
+    const offers = load(readFileSync(join(contentDir, "offers.yaml"), "utf8")) as Record<
+      string,
+      Record<string, unknown>
+    >;
+    const ai = offers["ai-advisor-accelerator"]!;
+    const payment = ai.payment as { plans: Record<string, unknown>[] };
+    const withPlan = (plan: Record<string, unknown>) => ({ ...ai, payment: { ...payment, plans: [plan] } });
+
+    it("accept every offer in content/, each with a way to pay", () => {
+      for (const [id, offer] of Object.entries(offers)) {
+        const parsed = offerSchema(ref).safeParse(offer);
+        expect(parsed.success, `${id}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+        expect(parsed.data!.payment, id).toBeDefined();
+      }
+    });
+
+    it("reject a plan whose instalments do not come to the price plus its fee, naming both sums", () => {
+      expect(
+        issues(
+          offerSchema(ref).safeParse(withPlan({ ...payment.plans[0], instalmentsCents: [600000, 600000, 600000] })),
+        ),
+      ).toEqual([
+        "payment.plans.0.instalmentsCents: add up to $18,000, not the price $35,000 plus the plan's fee $1,000 ($36,000): change an amount or the fee",
+      ]);
+      expect(
+        issues(offerSchema(ref).safeParse(withPlan({ name: "Two payments", instalmentsCents: [1750000, 1750050] }))),
+      ).toEqual([
+        "payment.plans.0.instalmentsCents: add up to $35,000.50, not the price $35,000: change an amount, or state the difference as feeCents",
+      ]);
+      // The difference stated as the plan's fee: accepted.
+      const fee = offerSchema(ref).safeParse(
+        withPlan({ name: "Two payments", instalmentsCents: [1750000, 1750050], feeCents: 50 }),
+      );
+      expect(fee.success).toBe(true);
+    });
+
+    it("reject a plan of one payment or more than twelve, and an instalment of nothing", () => {
+      expect(issues(offerSchema(ref).safeParse(withPlan({ name: "One", instalmentsCents: [3600000] })))[0]).toMatch(
+        /^payment\.plans\.0\.instalmentsCents: /,
+      );
+      const thirteen = Array.from({ length: 13 }, () => 300000);
+      expect(issues(offerSchema(ref).safeParse(withPlan({ name: "13", instalmentsCents: thirteen })))[0]).toMatch(
+        /^payment\.plans\.0\.instalmentsCents: /,
+      );
+      expect(issues(offerSchema(ref).safeParse(withPlan({ name: "Zero", instalmentsCents: [3500000, 0] })))).toContain(
+        "payment.plans.0.instalmentsCents.1: must be more than 0 cents",
+      );
+    });
+
+    it("reject an offer with no way to pay, and a membership on an offer without a monthly price", () => {
+      expect(issues(offerSchema(ref).safeParse({ ...ai, payment: { ...payment, inFull: false, plans: [] } }))).toEqual([
+        "payment: offers no way to pay: set inFull: true or add a plan",
+      ]);
+      const { monthlyPriceCents: _, ...oneTime } = ai;
+      expect(issues(offerSchema(ref).safeParse(oneTime))).toEqual([
+        "payment.membership: needs the offer's monthlyPriceCents, what the membership costs a month",
+      ]);
+    });
   });
 
   it("reject a default call to action that leads nowhere", () => {
