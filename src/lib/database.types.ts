@@ -13,6 +13,40 @@ export type Json = string | number | boolean | null | { [key: string]: Json | un
 export type Database = {
   public: {
     Tables: {
+      /** Coached offers sent to applicants (docs/coached-offers.md). Written by the functions only; admins read them through desk_offers. */
+      coached_offers: {
+        Row: {
+          cohort_start: string | null;
+          created_at: string;
+          created_by: string | null;
+          email: string;
+          expires_at: string;
+          id: string;
+          lead_id: string | null;
+          list_price_cents: number;
+          name: string;
+          offer_key: string;
+          opened_at: string | null;
+          options: Json;
+          paid_at: string | null;
+          price_cents: number;
+          price_reason: string | null;
+          product_key: string;
+          withdrawn_at: string | null;
+          withdrawn_by: string | null;
+        };
+        Insert: never;
+        Update: never;
+        Relationships: [
+          {
+            foreignKeyName: "coached_offers_lead_id_fkey";
+            columns: ["lead_id"];
+            isOneToOne: false;
+            referencedRelation: "leads";
+            referencedColumns: ["id"];
+          },
+        ];
+      };
       /** The programs' lessons. Signed-in users read a lesson they may take (can_read_lesson); only the service role writes. */
       course_lessons: {
         Row: {
@@ -327,6 +361,33 @@ export type Database = {
       };
     };
     Views: {
+      /** Offers sent, with their state (sent, opened, paid, expired, withdrawn), for admins. */
+      desk_offers: {
+        Row: {
+          cohort_start: string | null;
+          created_at: string | null;
+          created_by: string | null;
+          email: string | null;
+          expires_at: string | null;
+          id: string | null;
+          lead_id: string | null;
+          list_price_cents: number | null;
+          name: string | null;
+          offer_key: string | null;
+          opened_at: string | null;
+          options: Json | null;
+          paid_at: string | null;
+          price_cents: number | null;
+          price_reason: string | null;
+          product_key: string | null;
+          status: string | null;
+          withdrawn_at: string | null;
+          withdrawn_by: string | null;
+        };
+        Insert: never;
+        Update: never;
+        Relationships: [];
+      };
       /** Orders per month, program and status. Admins only, by the tables' policies. */
       desk_order_totals: {
         Row: {
@@ -411,6 +472,7 @@ export type Database = {
       desk_email: { Args: { p_user: string }; Returns: string };
       desk_last_sign_in: { Args: { p_user: string }; Returns: string };
       desk_update_lead: { Args: { p_id: string; p_status: string; p_note: string }; Returns: Json };
+      desk_withdraw_offer: { Args: { p_id: string }; Returns: Json };
       /** Whether the caller has a completed (not refunded, disputed or failed) order for the program. */
       has_program_access: { Args: { p_product_key: string }; Returns: boolean };
       /** Whether the caller is staff in the role asked: coach (any staff member) or admin. */

@@ -216,10 +216,12 @@ describe.each(BACKENDS)("on $name", (backend) => {
         order by 1, 3, 2`);
       // The desk's reads (staff, lead_events, enrolments, student_activity, the desk_* views, and the
       // orders' side tables) are granted to authenticated and kept to staff by their policies:
-      // tests/integration/staff.test.ts drives them as each caller.
+      // tests/integration/staff.test.ts drives them as each caller (the offers:
+      // tests/integration/coached-offers.test.ts).
       expect(tables.rows.map((r) => `${r.grantee} ${r.privilege} ${r.object}`)).toEqual([
         "authenticated SELECT course_lessons",
         "authenticated SELECT course_programs",
+        "authenticated SELECT desk_offers",
         "authenticated SELECT desk_order_totals",
         "authenticated SELECT desk_orders",
         "authenticated SELECT desk_students",
@@ -237,6 +239,7 @@ describe.each(BACKENDS)("on $name", (backend) => {
         "service_role DELETE buyer_invites",
         "service_role DELETE staff",
         "service_role INSERT buyer_invites",
+        "service_role INSERT coached_offers",
         "service_role INSERT course_lessons",
         "service_role INSERT course_programs",
         "service_role INSERT download_log",
@@ -249,8 +252,10 @@ describe.each(BACKENDS)("on $name", (backend) => {
         "service_role INSERT stripe_orders",
         "service_role INSERT stripe_payment_reviews",
         "service_role SELECT buyer_invites",
+        "service_role SELECT coached_offers",
         "service_role SELECT course_lessons",
         "service_role SELECT course_programs",
+        "service_role SELECT desk_offers",
         "service_role SELECT download_log",
         "service_role SELECT enrolments",
         "service_role SELECT lead_events",
@@ -266,6 +271,7 @@ describe.each(BACKENDS)("on $name", (backend) => {
         "service_role SELECT stripe_user_orders",
         "service_role SELECT student_activity",
         "service_role UPDATE buyer_invites",
+        "service_role UPDATE coached_offers",
         "service_role UPDATE course_lessons",
         "service_role UPDATE course_programs",
         "service_role UPDATE leads",
@@ -306,6 +312,34 @@ describe.each(BACKENDS)("on $name", (backend) => {
         "SELECT utm_source",
         "SELECT utm_term",
       ]);
+      // An offer's columns for the desk's admins, never its link's token hash; no writes: the
+      // functions send offers, and desk_withdraw_offer withdraws one.
+      const offers = await db.query<{ privilege: string; column: string }>(`
+        select privilege_type as privilege, column_name as column from information_schema.column_privileges
+        where table_schema = 'public' and table_name = 'coached_offers' and grantee = 'authenticated'
+        order by 1, 2`);
+      expect(offers.rows.map((r) => `${r.privilege} ${r.column}`)).toEqual(
+        [
+          "cohort_start",
+          "created_at",
+          "created_by",
+          "email",
+          "expires_at",
+          "id",
+          "lead_id",
+          "list_price_cents",
+          "name",
+          "offer_key",
+          "opened_at",
+          "options",
+          "paid_at",
+          "price_cents",
+          "price_reason",
+          "product_key",
+          "withdrawn_at",
+          "withdrawn_by",
+        ].map((column) => `SELECT ${column}`),
+      );
       // The lesson player saves progress by upsert: the lesson, whether it is done, the video's position.
       const progress = await db.query<{ privilege: string; column: string }>(`
         select privilege_type as privilege, column_name as column from information_schema.column_privileges

@@ -1,0 +1,189 @@
+/**
+ * Coached offers in the database (supabase/migrations/*_coached_offers.sql, docs/coached-offers.md):
+ * what the functions write with the service role, and what each caller reads and changes over
+ * HTTP with the real supabase-js: an admin reads every offer with its state and withdraws one not
+ * yet paid; a coach, a customer and a visitor read nothing and change nothing; nobody reads the
+ * link's token hash. On embedded Postgres and on PostgreSQL.
+ *
+ * As in tests/integration/staff.test.ts, a permission error is 403 (401 for the anon key), as
+ * PostgREST maps 42501 (packages/local-stack/src/postgrest/errors.ts `pgErrorStatus`).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import type { SupabaseClient } from "@supabase/supabase-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKENDS, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
+import { logTallies, Tally } from "../support/hostile.ts";
+
+const leaks = new Tally("offers read or changed by non-admins");
+afterAll(() => logTallies(leaks));
+
+/** PostgREST's bytea input: `\x` and hex. */
+const tokenHash = () => `\\x${createHash("sha256").update(randomBytes(32)).digest("hex")}`;
+const DAY = 24 * 60 * 60 * 1000;
+
+/** An offer as the sending function will write it: the AI offer, six instalments or in full. */
+function offerRow(overrides: Record<string, unknown> = {}) {
+  return {
+    offer_key: "ai-advisor-accelerator",
+    product_key: "AI_ACCELERATOR",
+    name: "Avery Applicant",
+    email: "avery@example.com",
+    cohort_start: "2027-01-11",
+    list_price_cents: 3500000,
+    price_cents: 3500000,
+    options: [
+      { kind: "in_full" },
+      { kind: "plan", instalmentsCents: [600000, 600000, 600000, 600000, 600000, 600000] },
+    ],
+    token_hash: tokenHash(),
+    expires_at: new Date(Date.now() + 7 * DAY).toISOString(),
+    ...overrides,
+  };
+}
+
+describe.each(BACKENDS)("coached offers on $name", (backend) => {
+  let stack: TestStack;
+  let service: SupabaseClient;
+  const users: Record<string, { id: string; client: SupabaseClient }> = {};
+
+  async function account(name: string, role?: "coach" | "admin") {
+    const email = `${name}@example.com`;
+    const password = `pw-${name}-2026`;
+    const created = await service.auth.admin.createUser({ email, password, email_confirm: true });
+    expect(created.error).toBeNull();
+    if (role) expect((await service.rpc("staff_add", { p_email: email, p_role: role })).error).toBeNull();
+    const client = stack.client();
+    expect((await client.auth.signInWithPassword({ email, password })).error).toBeNull();
+    users[name] = { id: created.data.user!.id, client };
+  }
+
+  async function insert(overrides: Record<string, unknown> = {}) {
+    const { data, error } = await service.from("coached_offers").insert(offerRow(overrides)).select("id").single();
+    expect(error).toBeNull();
+    return data!.id as string;
+  }
+
+  beforeAll(async () => {
+    stack = await startTestStack(backend, { stripe: { catalogue: false }, seed: false });
+    service = stack.admin();
+    await account("boss", "admin");
+    await account("coach", "coach");
+    await account("buyer");
+  }, 120_000);
+
+  afterAll(() => stack?.stop());
+
+  it("an admin reads each offer with its state: sent, opened, paid, expired, withdrawn", async () => {
+    const lead = await service
+      .from("leads")
+      .insert({ name: "Avery Applicant", email: "avery@example.com", page: "/get-started-ai" })
+      .select("id")
+      .single();
+    const sent = await insert({ lead_id: lead.data!.id, created_by: users.boss!.id });
+    const opened = await insert({ opened_at: new Date().toISOString() });
+    const paid = await insert({ opened_at: new Date().toISOString(), paid_at: new Date().toISOString() });
+    const expired = await insert({
+      created_at: new Date(Date.now() - 8 * DAY).toISOString(),
+      expires_at: new Date(Date.now() - DAY).toISOString(),
+    });
+    const withdrawn = await insert({ withdrawn_at: new Date().toISOString(), withdrawn_by: users.boss!.id });
+    const { data, error } = await users.boss!.client.from("desk_offers").select("id, status, lead_id, name");
+    expect(error).toBeNull();
+    const status = Object.fromEntries(data!.map((row) => [row.id, row.status]));
+    expect([sent, opened, paid, expired, withdrawn].map((id) => status[id])).toEqual([
+      "sent",
+      "opened",
+      "paid",
+      "expired",
+      "withdrawn",
+    ]);
+    expect(data!.find((row) => row.id === sent)).toMatchObject({ lead_id: lead.data!.id, name: "Avery Applicant" });
+  });
+
+  it("nobody reads the link's token hash, an admin neither; the offer's other columns are the admin's", async () => {
+    await insert();
+    const hash = await users.boss!.client.from("coached_offers").select("token_hash");
+    expect(hash.status).toBe(403);
+    leaks.count(!hash.error);
+    const rest = await users.boss!.client.from("coached_offers").select("id, price_cents, options").limit(1);
+    expect(rest.error).toBeNull();
+    expect(rest.data).toHaveLength(1);
+  });
+
+  it("a coach, a customer and a visitor read no offer, and none can write one", async () => {
+    await insert();
+    for (const [who, client] of [
+      ["coach", users.coach!.client],
+      ["customer", users.buyer!.client],
+      ["anon", stack.client()],
+    ] as const) {
+      for (const source of ["coached_offers", "desk_offers"]) {
+        const { data, error } = await client.from(source).select("id");
+        leaks.count(!error && data!.length > 0);
+        expect(error ? [] : data, `${who} reads ${source}`).toEqual([]);
+      }
+      const written = await client.from("coached_offers").insert(offerRow());
+      leaks.count(!written.error);
+      expect(written.status, `${who} inserts`).toBe(who === "anon" ? 401 : 403);
+    }
+    // An admin neither: offers are sent by the function, which e-mails the link.
+    const byAdmin = await users.boss!.client.from("coached_offers").insert(offerRow());
+    leaks.count(!byAdmin.error);
+    expect(byAdmin.status).toBe(403);
+  });
+
+  it("an admin withdraws an offer not yet paid, once; a paid one is refused; anyone else gets 403 and changes nothing", async () => {
+    const id = await insert();
+    for (const [who, client, status] of [
+      ["customer", users.buyer!.client, 403],
+      ["coach", users.coach!.client, 403],
+      ["anon", stack.client(), 401],
+    ] as const) {
+      const tried = await client.rpc("desk_withdraw_offer", { p_id: id });
+      leaks.count(!tried.error);
+      expect(tried.status, who).toBe(status);
+    }
+    const status = async () =>
+      (await users.boss!.client.from("desk_offers").select("status, withdrawn_by").eq("id", id).single()).data;
+    expect(await status()).toEqual({ status: "sent", withdrawn_by: null });
+
+    const first = await users.boss!.client.rpc("desk_withdraw_offer", { p_id: id });
+    expect(first.error).toBeNull();
+    expect(await status()).toEqual({ status: "withdrawn", withdrawn_by: users.boss!.id });
+    // Again: the same answer, the first withdrawal kept.
+    const again = await users.boss!.client.rpc("desk_withdraw_offer", { p_id: id });
+    expect(again.data.withdrawn_at).toBe(first.data.withdrawn_at);
+
+    const paid = await insert({ paid_at: new Date().toISOString() });
+    const refused = await users.boss!.client.rpc("desk_withdraw_offer", { p_id: paid });
+    expect([refused.status, refused.error?.message]).toEqual([409, "This offer is paid; refund the payment instead"]);
+    const missing = await users.boss!.client.rpc("desk_withdraw_offer", {
+      p_id: "00000000-0000-4000-8000-000000000000",
+    });
+    expect(missing.status).toBe(404);
+  });
+
+  it("refuses an offer at another price without its reason, one that expires before it is sent, one with no way to pay, and a token hash that is not SHA-256", async () => {
+    const refused = async (overrides: Record<string, unknown>) => {
+      const { error, status } = await service.from("coached_offers").insert(offerRow(overrides));
+      expect(status, JSON.stringify(overrides)).toBe(400);
+      return error!.message;
+    };
+    expect(await refused({ price_cents: 3000000 })).toMatch(/coached_offers_price_reason/);
+    expect(await refused({ expires_at: new Date(Date.now() - DAY).toISOString() })).toMatch(/coached_offers_expiry/);
+    expect(await refused({ options: [] })).toMatch(/check constraint/);
+    expect(await refused({ token_hash: "\\x00" })).toMatch(/check constraint/);
+    // With the reason, another price is kept, beside the content's.
+    const id = await insert({ price_cents: 3000000, price_reason: "Founding cohort rate agreed on the call" });
+    const { data } = await users
+      .boss!.client.from("desk_offers")
+      .select("list_price_cents, price_cents, price_reason")
+      .eq("id", id)
+      .single();
+    expect(data).toEqual({
+      list_price_cents: 3500000,
+      price_cents: 3000000,
+      price_reason: "Founding cohort rate agreed on the call",
+    });
+  });
+});
