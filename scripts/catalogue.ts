@@ -1,7 +1,8 @@
 /**
  * Writes functions/_shared/catalogue.ts, the server's copy of what it sells, from the program
  * collection (content/programs/*.yaml): content id, checkout key, Stripe price lookup key, name, description
- * and price in cents; and the business's address, where lead notifications go, and how soon a coach
+ * and price in cents; the coached offers (content/offers.yaml: the program, the price, what each
+ * includes and how it can be paid); and the business's address, where lead notifications go, and how soon a coach
  * replies (content/site.yaml `site.contact`). The functions run on Supabase Edge, where content/ is not deployed, so they
  * read this generated file; tests/unit/catalogue-file.test.ts fails when it no longer matches the
  * content. `npm start` and `npm run dev` run it first, so a price edited in content/programs/ is what
@@ -76,6 +77,93 @@ export function cohortStarts(program: Yaml, file: string): string[] {
   return [...new Set(days as string[])].sort();
 }
 
+/** What the generated file lists per coached offer (its `CatalogueOffer`). */
+interface CoachedOffer {
+  id: string;
+  productKey: string;
+  name: string;
+  priceCents: number;
+  monthlyPriceCents: number | null;
+  includes: string[];
+  payment: {
+    inFull: boolean;
+    plans: { name: string; instalmentsCents: number[]; feeCents: number }[];
+    membership: { startsAfterMonths: number } | null;
+    terms: string;
+  } | null;
+}
+
+const wholeCents = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value > 0;
+
+/**
+ * The coached offers of content/offers.yaml (none without the file), each with the checkout key
+ * of the program it is built around and how it can be paid. The build checks the file in full
+ * (src/schemas/content.ts `offerSchema`); this names the file and the offer for what the functions
+ * would misread.
+ */
+export function coachedOffers(contentDir: string, products: readonly Product[]): CoachedOffer[] {
+  const file = join(contentDir, "offers.yaml");
+  let offers: Yaml;
+  try {
+    offers = readYaml(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  return Object.entries(offers)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([id, offer]): CoachedOffer => {
+      const where = `${shown(file)}: ${id}`;
+      if (!isRecord(offer)) throw new Error(`${where} must be a mapping of fields`);
+      const product = products.find((p) => p.id === offer.program);
+      if (!product) throw new Error(`${where}: \`program\` must be a program of content/programs/`);
+      const monthly = offer.monthlyPriceCents;
+      if (monthly !== undefined && !wholeCents(monthly))
+        throw new Error(`${where}: \`monthlyPriceCents\` must be whole cents`);
+      const components = Array.isArray(offer.components) ? offer.components : [];
+      const payment = offer.payment;
+      let paid: CoachedOffer["payment"] = null;
+      if (isRecord(payment)) {
+        const plans = (Array.isArray(payment.plans) ? payment.plans : []).map((plan, i) => {
+          const instalments = isRecord(plan) ? plan.instalmentsCents : undefined;
+          if (
+            !isRecord(plan) ||
+            typeof plan.name !== "string" ||
+            !Array.isArray(instalments) ||
+            !instalments.every(wholeCents)
+          ) {
+            throw new Error(`${where}: \`payment.plans[${i}]\` needs a name and its instalmentsCents in whole cents`);
+          }
+          return {
+            name: plan.name,
+            instalmentsCents: instalments as number[],
+            feeCents: (plan.feeCents as number | undefined) ?? 0,
+          };
+        });
+        const membership = isRecord(payment.membership) ? payment.membership : null;
+        const terms = isRecord(payment.terms) ? payment.terms.text : undefined;
+        if (typeof terms !== "string") throw new Error(`${where}: \`payment.terms.text\` must be text`);
+        paid = {
+          inFull: payment.inFull !== false,
+          plans,
+          membership: membership ? { startsAfterMonths: Number(membership.startsAfterMonths) } : null,
+          terms: terms.replace(/\s+/g, " ").trim(),
+        };
+      }
+      return {
+        id,
+        productKey: product.key,
+        name: product.name,
+        priceCents: cents(offer, "priceCents", file),
+        monthlyPriceCents: monthly === undefined ? null : (monthly as number),
+        includes: components.flatMap((component) =>
+          isRecord(component) && typeof component.name === "string" ? [component.name] : [],
+        ),
+        payment: paid,
+      };
+    });
+}
+
 /** The catalogue module's source for the programs in `contentDir`, formatted as the repo formats code. */
 export async function catalogueSource(contentDir = join(root, "content")): Promise<string> {
   const dir = join(contentDir, "programs");
@@ -116,7 +204,8 @@ export async function catalogueSource(contentDir = join(root, "content")): Promi
   if (typeof brand !== "string" || brand.trim() === "") {
     throw new Error("content/site.yaml: site.brand is the business's name the e-mails carry, and must be a text");
   }
-  const source = `// Generated by scripts/catalogue.ts from content/programs/*.yaml and content/site.yaml. Do not edit: run \`npm run catalogue\`.
+  const offers = coachedOffers(contentDir, products);
+  const source = `// Generated by scripts/catalogue.ts from content/programs/*.yaml, content/offers.yaml and content/site.yaml. Do not edit: run \`npm run catalogue\`.
 
 /** A program the functions sell: its checkout key, its Stripe price lookup key and its price. */
 export interface CatalogueProduct {
@@ -139,6 +228,36 @@ export interface CatalogueProduct {
 }
 
 export const CATALOGUE: readonly CatalogueProduct[] = ${JSON.stringify(products, null, 2)};
+
+/**
+ * A coached offer the team sends by application (content/offers.yaml, docs/coached-offers.md):
+ * the program it enrols in, its price, and how it can be paid once sent.
+ */
+export interface CatalogueOffer {
+  /** Its key in content/offers.yaml. */
+  id: string;
+  /** The checkout key of the program it is built around (stripe_orders.product_key). */
+  productKey: string;
+  /** The program's name. */
+  name: string;
+  /** One-time price in cents. */
+  priceCents: number;
+  /** The monthly membership's price in cents; null when the offer has none. */
+  monthlyPriceCents: number | null;
+  /** What it includes, as the sales page lists it. */
+  includes: readonly string[];
+  /** How it can be paid (packages/shared/payment-schedule.ts dates each payment); null: not sold online yet. */
+  payment: {
+    inFull: boolean;
+    /** Each plan's monthly instalments, first to last, and the fee they include above the price. */
+    plans: readonly { name: string; instalmentsCents: readonly number[]; feeCents: number }[];
+    /** The membership's first charge, in months after the cohort starts; null without one. */
+    membership: { startsAfterMonths: number } | null;
+    terms: string;
+  } | null;
+}
+
+export const COACHED_OFFERS: readonly CatalogueOffer[] = ${JSON.stringify(offers, null, 2)};
 
 /** Where the leads function sends each consultation request (content/site.yaml \`site.contact.email\`). */
 export const BUSINESS_EMAIL = ${JSON.stringify(businessEmail)};
@@ -220,8 +339,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const name = relative(process.cwd(), CATALOGUE_FILE);
   if (outcome === "updated")
     console.log(
-      `Updated ${name} from content/programs/ and content/site.yaml: the functions sell what the pages show.`,
+      `Updated ${name} from content/programs/, content/offers.yaml and content/site.yaml: the functions sell what the pages show.`,
     );
   else if (!process.argv.includes("--quiet"))
-    console.log(`${name} already matches content/programs/ and content/site.yaml.`);
+    console.log(`${name} already matches content/programs/, content/offers.yaml and content/site.yaml.`);
 }

@@ -5,9 +5,16 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { load } from "js-yaml";
 import { describe, expect, it } from "vitest";
-import { AUTH_EMAIL_FILES, CATALOGUE_FILE, catalogueSource, syncCatalogue } from "../../scripts/catalogue.ts";
-import { BRAND, BUSINESS_EMAIL, CATALOGUE } from "../../functions/_shared/catalogue.ts";
+import {
+  AUTH_EMAIL_FILES,
+  CATALOGUE_FILE,
+  catalogueSource,
+  coachedOffers,
+  syncCatalogue,
+} from "../../scripts/catalogue.ts";
+import { BRAND, BUSINESS_EMAIL, CATALOGUE, COACHED_OFFERS } from "../../functions/_shared/catalogue.ts";
 import { loadPrograms } from "./content-files";
 
 describe("the functions' catalogue", () => {
@@ -25,6 +32,42 @@ describe("the functions' catalogue", () => {
     const sold = Object.fromEntries(CATALOGUE.map((p) => [p.key, p.priceCents]));
     const shown = Object.fromEntries(loadPrograms().map((p) => [p.checkoutKey, p.priceCents]));
     expect(sold).toEqual(shown);
+  });
+
+  it("carries each coached offer of content/offers.yaml: its program's checkout key, its price, what it includes and how it can be paid", () => {
+    const offers = load(readFileSync(join(import.meta.dirname, "../../content/offers.yaml"), "utf8")) as Record<
+      string,
+      { program: string; priceCents: number; components: unknown[] }
+    >;
+    expect(COACHED_OFFERS.map((o) => o.id)).toEqual(Object.keys(offers).sort());
+    for (const offer of COACHED_OFFERS) {
+      const content = offers[offer.id]!;
+      expect(offer.productKey).toBe(CATALOGUE.find((p) => p.id === content.program)!.key);
+      expect(offer.priceCents).toBe(content.priceCents);
+      expect(offer.includes).toHaveLength(content.components.length);
+      expect(offer.payment?.inFull).toBe(true);
+      // Every plan comes to the price plus its fee, as the build checks (src/schemas/content.ts).
+      for (const plan of offer.payment!.plans) {
+        expect(plan.instalmentsCents.reduce((a, b) => a + b, 0)).toBe(offer.priceCents + plan.feeCents);
+      }
+    }
+    expect(COACHED_OFFERS.find((o) => o.id === "ai-advisor-accelerator")).toMatchObject({
+      monthlyPriceCents: 45000,
+      payment: { membership: { startsAfterMonths: expect.any(Number) } },
+    });
+  });
+
+  it("refuses an offer built around a program content does not have, naming the file and the offer; no offers file is no offers", () => {
+    const dir = mkdtempSync(join(tmpdir(), "catalogue-"));
+    try {
+      expect(coachedOffers(dir, [])).toEqual([]);
+      writeFileSync(join(dir, "offers.yaml"), "mystery:\n  program: nowhere\n  priceCents: 100\n");
+      expect(() => coachedOffers(dir, [])).toThrow(
+        "offers.yaml: mystery: `program` must be a program of content/programs/",
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("sends lead notifications to the contact address of content/site.yaml, and follows it when edited", async () => {
@@ -104,6 +147,7 @@ describe("the functions' catalogue", () => {
     try {
       cpSync(join(import.meta.dirname, "../../content/programs"), join(dir, "content/programs"), { recursive: true });
       cpSync(join(import.meta.dirname, "../../content/site.yaml"), join(dir, "content/site.yaml"));
+      cpSync(join(import.meta.dirname, "../../content/offers.yaml"), join(dir, "content/offers.yaml"));
       const file = join(dir, "catalogue.ts");
       writeFileSync(file, readFileSync(CATALOGUE_FILE, "utf8"));
       expect(await syncCatalogue(join(dir, "content"), file)).toBe("current");
