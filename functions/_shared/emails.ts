@@ -8,6 +8,7 @@
 import { ATTRIBUTION_LABELS, type AttributionKey } from "../../packages/shared/checkout-request.ts";
 import { formatDay } from "../../packages/shared/cohort.ts";
 import { formatCents } from "../../packages/shared/money.ts";
+import type { OfferPayment } from "../../packages/shared/offer-options.ts";
 // The business as its e-mails name it: content/site.yaml's brand, through the generated catalogue.
 import { BRAND, LEAD_REPLY_WITHIN } from "./catalogue.ts";
 import { COHORT_CALENDAR_FILE, cohortCalendar } from "./calendar.ts";
@@ -488,4 +489,81 @@ export function staffEmail(
     ],
   );
   return { ...mail, to };
+}
+
+/** What an offer's e-mail says (docs/coached-offers.md): to whom, the offer as sent, and its link. */
+export interface OfferFacts {
+  /** The applicant's name, as the team typed it. */
+  name: string;
+  /** The program the offer enrols in, and what it includes. */
+  program: { name: string; includes: readonly string[] };
+  /** The offer's price in cents (the content's, or the one the team sent it at). */
+  priceCents: number;
+  /** The ways to pay and the membership beside them, as sent (packages/shared/offer-options.ts). */
+  payment: OfferPayment;
+  /** The day the cohort it holds a seat in starts (YYYY-MM-DD); null for a self-paced program. */
+  cohortStart: string | null;
+  /** The offer's single-use link, `/offer/<token>` on the site. */
+  url: string;
+  /** When the link stops working. */
+  expiresAt: Date;
+  /** The business's time zone (content/site.yaml), in which the expiry is written. */
+  timeZone: string;
+}
+
+/** One way to pay, in a line: "$35,000 in one payment", "Six monthly payments: $6,000 a month, the first today…". */
+function optionLine(option: OfferPayment["options"][number]): string {
+  if (option.kind === "in_full") return `${formatCents(option.amountCents)} in one payment.`;
+  const { instalmentsCents: amounts, feeCents } = option;
+  const same = amounts.every((amount) => amount === amounts[0]);
+  const each = same
+    ? `${amounts.length} payments of ${formatCents(amounts[0]!)}`
+    : `${amounts.length} payments: ${amounts.map((amount) => formatCents(amount)).join(", ")}`;
+  const total = amounts.reduce((sum, amount) => sum + amount, 0);
+  return (
+    `${option.name}: ${each}, the first when you accept and then one a month on the same day ` +
+    `(${formatCents(total)} in all${feeCents ? `, including a ${formatCents(feeCents)} plan fee` : ""}).`
+  );
+}
+
+/**
+ * To an applicant the team sends a coached offer: what it includes, each way to pay with its
+ * amounts, the membership beside them, the cohort, and the single-use link with its expiry. The link
+ * opens the offer's page, which asks for a click before anything is spent, so a mail scanner that
+ * opens it uses nothing up. Replies go to the business.
+ */
+export function offerEmail(to: string, offer: OfferFacts, business: string): Email {
+  const first = subjectName(offer.name).split(" ")[0] ?? "";
+  const expires = new Intl.DateTimeFormat("en-US", {
+    timeZone: offer.timeZone,
+    weekday: "long",
+    month: "long",
+    day: "numeric",
+    hour: "numeric",
+    minute: "2-digit",
+    timeZoneName: "short",
+  }).format(offer.expiresAt);
+  const { membership } = offer.payment;
+  const mail = render(`Your offer to join ${offer.program.name}`, `Your offer to join ${offer.program.name}`, [
+    {
+      p: `Thank you for the call${first ? `, ${first}` : ""}. As we discussed, here is your offer to join ${offer.program.name}${offer.cohortStart ? `, with a seat in the cohort that starts on ${formatDay(offer.cohortStart)}` : ""}.`,
+    },
+    { h2: "What it includes" },
+    { p: offer.program.includes.join("; ") + "." },
+    { h2: "How you can pay" },
+    ...offer.payment.options.map((option) => ({ p: optionLine(option) })),
+    ...(membership
+      ? [
+          {
+            p: `Beside it, the monthly membership: ${formatCents(membership.monthlyCents)} a month from ${formatDay(membership.startsOn)}, which you can cancel at any time from your portal.`,
+          },
+        ]
+      : []),
+    { button: { label: "See your offer and choose how to pay", href: offer.url } },
+    {
+      note: `This link is yours alone and works until ${expires}. After that, reply to this e-mail and we will send a new one.`,
+    },
+    { note: offer.payment.terms },
+  ]);
+  return { ...mail, to, replyTo: business };
 }

@@ -1,6 +1,15 @@
 /** The product's own e-mails (functions/_shared/emails.ts): what each says, and that nothing typed by anyone becomes markup. */
 import { describe, expect, it } from "vitest";
-import { accessEmail, type OrderFacts, paymentFailedEmail, refundEmail } from "../../functions/_shared/emails.ts";
+import { COACHED_OFFERS } from "../../functions/_shared/catalogue.ts";
+import {
+  accessEmail,
+  offerEmail,
+  type OfferFacts,
+  type OrderFacts,
+  paymentFailedEmail,
+  refundEmail,
+} from "../../functions/_shared/emails.ts";
+import { offerPayment } from "../../packages/shared/offer-options.ts";
 import { orderReference } from "../../functions/_shared/order-reference.ts";
 
 const facts: OrderFacts = {
@@ -121,5 +130,80 @@ describe("the order reference", () => {
     expect(a).toMatch(/^[0-9A-F]{8}$/);
     expect(await orderReference("cs_test_a1B2c3")).toBe(a);
     expect(await orderReference("cs_test_a1B2c4")).not.toBe(a);
+  });
+});
+
+describe("the offer e-mail (docs/coached-offers.md)", () => {
+  const ai = COACHED_OFFERS.find((o) => o.id === "ai-advisor-accelerator")!;
+  const offer: OfferFacts = {
+    name: "Avery Applicant",
+    program: { name: ai.name, includes: ai.includes },
+    priceCents: ai.priceCents,
+    payment: offerPayment(ai, ai.priceCents, "2027-01-11")!,
+    cohortStart: "2027-01-11",
+    url: "https://advisoraccelerator.com/offer/Zm9vYmFyYmF6",
+    expiresAt: new Date("2027-01-08T23:00:00Z"),
+    timeZone: "America/Chicago",
+  };
+
+  it("names the applicant, the program and the cohort, lists what it includes, each way to pay with its amounts, and the membership beside them", () => {
+    const mail = offerEmail("avery@example.com", offer, "hello@advisoraccelerator.com");
+    expect(mail.to).toBe("avery@example.com");
+    expect(mail.replyTo).toBe("hello@advisoraccelerator.com");
+    expect(mail.subject).toBe("Your offer to join AI Advisor Accelerator");
+    expect(mail.text).toContain(
+      "Thank you for the call, Avery. As we discussed, here is your offer to join AI Advisor Accelerator, with a seat in the cohort that starts on Monday, January 11, 2027.",
+    );
+    for (const item of ai.includes) expect(mail.text).toContain(item);
+    expect(mail.text).toContain("$35,000 in one payment.");
+    expect(mail.text).toContain(
+      "Six monthly payments: 6 payments of $6,000, the first when you accept and then one a month on the same day ($36,000 in all, including a $1,000 plan fee).",
+    );
+    expect(mail.text).toMatch(/the monthly membership: \$450 a month from \w+day, April 11, 2027/);
+  });
+
+  it("carries the link once, with when it stops working in the business's time zone, and the terms", () => {
+    const mail = offerEmail("avery@example.com", offer, "hello@advisoraccelerator.com");
+    expect(mail.text).toContain(`See your offer and choose how to pay: ${offer.url}`);
+    expect(mail.html.match(/offer\/Zm9vYmFyYmF6/g)).toHaveLength(1);
+    expect(mail.text).toContain("works until Friday, January 8 at 5:00 PM CST");
+    expect(mail.text).toContain(ai.payment!.terms);
+  });
+
+  it("at another price, states the plan's new instalments; a self-paced offer names no cohort and no membership", () => {
+    const mindset = COACHED_OFFERS.find((o) => o.id === "growth-mindset")!;
+    const mail = offerEmail(
+      "sam@example.com",
+      {
+        ...offer,
+        name: "Sam",
+        program: { name: mindset.name, includes: mindset.includes },
+        priceCents: 350000,
+        payment: offerPayment(mindset, 350000, null)!,
+        cohortStart: null,
+      },
+      "hello@advisoraccelerator.com",
+    );
+    expect(mail.text).toContain("here is your offer to join Growth Mindset Mastery.");
+    expect(mail.text).toContain("$3,500 in one payment.");
+    expect(mail.text).toContain("Three monthly payments: 3 payments of $1,200,");
+    expect(mail.text).toContain("($3,600 in all, including a $100 plan fee)");
+    expect(mail.text).not.toContain("membership:");
+  });
+
+  it("lists unequal instalments one by one", () => {
+    const mindset = COACHED_OFFERS.find((o) => o.id === "growth-mindset")!;
+    const payment = offerPayment(mindset, 350050, null)!;
+    const mail = offerEmail(
+      "sam@example.com",
+      { ...offer, payment, cohortStart: null },
+      "hello@advisoraccelerator.com",
+    );
+    expect(mail.text).toContain("Three monthly payments: 3 payments: $1,200.18, $1,200.16, $1,200.16,");
+  });
+
+  it("escapes the name the team typed", () => {
+    const mail = offerEmail("x@example.com", { ...offer, name: "<b>Eve</b>" }, "hello@advisoraccelerator.com");
+    expect(mail.html).not.toContain("<b>Eve");
   });
 });
