@@ -27,8 +27,8 @@ export type Database = {
           name: string;
           offer_key: string;
           opened_at: string | null;
-          options: Json;
           paid_at: string | null;
+          payment: Json;
           price_cents: number;
           price_reason: string | null;
           product_key: string;
@@ -375,8 +375,8 @@ export type Database = {
           name: string | null;
           offer_key: string | null;
           opened_at: string | null;
-          options: Json | null;
           paid_at: string | null;
+          payment: Json | null;
           price_cents: number | null;
           price_reason: string | null;
           product_key: string | null;

@@ -26,8 +26,13 @@ create table public.coached_offers (
   list_price_cents integer not null check (list_price_cents > 0),
   price_cents integer not null check (price_cents > 0),
   price_reason text check (char_length(price_reason) between 1 and 500),
-  -- Each way to pay, as sent: [{"kind": "in_full" | "plan" | "membership", ...}].
-  options jsonb not null check (jsonb_typeof(options) = 'array' and jsonb_array_length(options) >= 1),
+  -- How it can be paid, as sent (packages/shared/offer-options.ts OfferPayment): {"options":
+  -- [{"kind": "in_full" | "plan", ...}, ...], "membership": {...} | null, "terms": "..."}.
+  payment jsonb not null check (
+    jsonb_typeof(payment) = 'object'
+    and jsonb_typeof(payment -> 'options') = 'array'
+    and jsonb_array_length(payment -> 'options') >= 1
+  ),
   token_hash bytea not null unique check (octet_length(token_hash) = 32),
   created_at timestamptz not null default now(),
   created_by uuid references auth.users (id) on delete set null,
@@ -53,7 +58,7 @@ grant select, insert, update on public.coached_offers to service_role;
 -- Everything but the token's hash.
 grant select (
   id, lead_id, offer_key, product_key, name, email, cohort_start, list_price_cents, price_cents,
-  price_reason, options, created_at, created_by, expires_at, opened_at, paid_at, withdrawn_at, withdrawn_by
+  price_reason, payment, created_at, created_by, expires_at, opened_at, paid_at, withdrawn_at, withdrawn_by
 ) on public.coached_offers to authenticated;
 create policy "Admins read offers" on public.coached_offers
   for select to authenticated using ((select public.is_staff('admin')));
@@ -62,7 +67,7 @@ create policy "Admins read offers" on public.coached_offers
 create view public.desk_offers with (security_invoker = true) as
 select
   o.id, o.lead_id, o.offer_key, o.product_key, o.name, o.email, o.cohort_start,
-  o.list_price_cents, o.price_cents, o.price_reason, o.options,
+  o.list_price_cents, o.price_cents, o.price_reason, o.payment,
   o.created_at, o.created_by, o.expires_at, o.opened_at, o.paid_at, o.withdrawn_at, o.withdrawn_by,
   case
     when o.paid_at is not null then 'paid'

@@ -12,7 +12,11 @@ import { createHash, randomBytes } from "node:crypto";
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
+import { COACHED_OFFERS } from "../../functions/_shared/catalogue.ts";
+import { offerPayment } from "../../packages/shared/offer-options.ts";
 import { logTallies, Tally } from "../support/hostile.ts";
+
+const ai = COACHED_OFFERS.find((offer) => offer.id === "ai-advisor-accelerator")!;
 
 const leaks = new Tally("offers read or changed by non-admins");
 afterAll(() => logTallies(leaks));
@@ -31,10 +35,7 @@ function offerRow(overrides: Record<string, unknown> = {}) {
     cohort_start: "2027-01-11",
     list_price_cents: 3500000,
     price_cents: 3500000,
-    options: [
-      { kind: "in_full" },
-      { kind: "plan", instalmentsCents: [600000, 600000, 600000, 600000, 600000, 600000] },
-    ],
+    payment: offerPayment(ai, ai.priceCents, "2027-01-11"),
     token_hash: tokenHash(),
     expires_at: new Date(Date.now() + 7 * DAY).toISOString(),
     ...overrides,
@@ -105,7 +106,7 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
     const hash = await users.boss!.client.from("coached_offers").select("token_hash");
     expect(hash.status).toBe(403);
     leaks.count(!hash.error);
-    const rest = await users.boss!.client.from("coached_offers").select("id, price_cents, options").limit(1);
+    const rest = await users.boss!.client.from("coached_offers").select("id, price_cents, payment").limit(1);
     expect(rest.error).toBeNull();
     expect(rest.data).toHaveLength(1);
   });
@@ -171,7 +172,8 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
     };
     expect(await refused({ price_cents: 3000000 })).toMatch(/coached_offers_price_reason/);
     expect(await refused({ expires_at: new Date(Date.now() - DAY).toISOString() })).toMatch(/coached_offers_expiry/);
-    expect(await refused({ options: [] })).toMatch(/check constraint/);
+    expect(await refused({ payment: { options: [], membership: null, terms: "" } })).toMatch(/check constraint/);
+    expect(await refused({ payment: [] })).toMatch(/check constraint/);
     expect(await refused({ token_hash: "\\x00" })).toMatch(/check constraint/);
     // With the reason, another price is kept, beside the content's.
     const id = await insert({ price_cents: 3000000, price_reason: "Founding cohort rate agreed on the call" });

@@ -1,0 +1,133 @@
+/**
+ * Sending a coached offer (docs/coached-offers.md), the part that needs no network: checking what
+ * an admin asks for against the catalogue, and making the offer's single-use link. The function
+ * that sends it (next in docs/coached-offers.md) reads the lead, stores `row` and e-mails the link.
+ *
+ * The link's token is 32 random bytes, base64url (43 characters): unguessable. The database keeps
+ * only its SHA-256 (coached_offers.token_hash), so a copy of the database opens no offer; the
+ * offer's page sends the token, and the function finds the offer by its hash.
+ */
+import { cohortOn } from "../../packages/shared/cohort.ts";
+import { offerPayment, type OfferPayment } from "../../packages/shared/offer-options.ts";
+import type { CatalogueOffer, CatalogueProduct } from "./catalogue.ts";
+
+/** How long an offer's link works unless the admin says otherwise, and the most it may. */
+export const DEFAULT_EXPIRY_DAYS = 7;
+export const MAX_EXPIRY_DAYS = 30;
+
+/** What an admin asks for on the desk. */
+export interface OfferRequest {
+  offer: string;
+  /** The cohort's start day (YYYY-MM-DD) for a cohort program; absent for a self-paced one. */
+  cohortStart?: string | null;
+  /** Another price than the content's, in cents, with its reason. */
+  priceCents?: number | null;
+  priceReason?: string | null;
+  expiresInDays?: number | null;
+}
+
+/** A request the catalogue refuses: what is wrong, and the field the desk marks. */
+export class OfferError extends Error {
+  readonly field: string;
+  constructor(message: string, field: string) {
+    super(message);
+    this.name = "OfferError";
+    this.field = field;
+  }
+}
+
+/** What the sending function stores (beside the lead, the applicant, the token's hash and who sent it). */
+export interface PreparedOffer {
+  offer_key: string;
+  product_key: string;
+  cohort_start: string | null;
+  list_price_cents: number;
+  price_cents: number;
+  price_reason: string | null;
+  payment: OfferPayment;
+  expires_at: string;
+}
+
+/**
+ * The offer `request` asks for, checked against the catalogue on `today` (YYYY-MM-DD, in the
+ * business's time zone) at `now`: an offer content sells online, a cohort a buyer could join on
+ * that day or a later one of the program's, a whole positive price whose reason is given when it
+ * is not the content's, and an expiry of 1 to MAX_EXPIRY_DAYS days. Throws OfferError naming the
+ * field otherwise.
+ */
+export function prepareOffer(
+  request: OfferRequest,
+  catalogue: { offers: readonly CatalogueOffer[]; products: readonly CatalogueProduct[] },
+  today: string,
+  now: Date,
+): PreparedOffer {
+  const offer = catalogue.offers.find((o) => o.id === request.offer);
+  if (!offer) throw new OfferError(`There is no coached offer "${request.offer}".`, "offer");
+  const product = catalogue.products.find((p) => p.key === offer.productKey);
+  if (!product) throw new OfferError(`The offer's program ${offer.productKey} is not sold.`, "offer");
+  if (!offer.payment) throw new OfferError(`${offer.name}'s offer has no way to pay in content yet.`, "offer");
+
+  let cohortStart: string | null = null;
+  if (product.cohortStarts.length > 0) {
+    const asked = request.cohortStart ?? "";
+    const joinable = cohortOn(product.cohortStarts, today);
+    const open = product.cohortStarts.filter((start) => joinable && start >= joinable.start);
+    if (!open.includes(asked)) {
+      throw new OfferError(
+        open.length
+          ? `Choose the cohort the offer holds a seat in: ${open.join(", ")}.`
+          : `${product.name} has no cohort open to join; add one in content first.`,
+        "cohortStart",
+      );
+    }
+    cohortStart = asked;
+  } else if (request.cohortStart) {
+    throw new OfferError(`${product.name} has no cohorts.`, "cohortStart");
+  }
+
+  const priceCents = request.priceCents ?? offer.priceCents;
+  if (!Number.isInteger(priceCents) || priceCents <= 0) {
+    throw new OfferError("The price must be a whole number of cents above 0.", "priceCents");
+  }
+  const reason = request.priceReason?.trim() || null;
+  if (priceCents !== offer.priceCents && !reason) {
+    throw new OfferError("Say why the offer is at another price than the program's offer.", "priceReason");
+  }
+  if (reason && reason.length > 500) throw new OfferError("The reason is at most 500 characters.", "priceReason");
+
+  const days = request.expiresInDays ?? DEFAULT_EXPIRY_DAYS;
+  if (!Number.isInteger(days) || days < 1 || days > MAX_EXPIRY_DAYS) {
+    throw new OfferError(`The link works for 1 to ${MAX_EXPIRY_DAYS} days.`, "expiresInDays");
+  }
+
+  return {
+    offer_key: offer.id,
+    product_key: offer.productKey,
+    cohort_start: cohortStart,
+    list_price_cents: offer.priceCents,
+    price_cents: priceCents,
+    price_reason: priceCents === offer.priceCents ? null : reason,
+    payment: offerPayment(offer, priceCents, cohortStart)!,
+    expires_at: new Date(now.getTime() + days * 24 * 60 * 60 * 1000).toISOString(),
+  };
+}
+
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+
+/** An offer link's token: 32 random bytes, base64url. */
+export function newOfferToken(): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+/** A token as PostgREST writes a bytea: `\x` and the SHA-256 in hex. */
+export async function offerTokenHash(token: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
+  return `\\x${[...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** Whether `token` is shaped like one newOfferToken makes (checked before any look-up). */
+export const OFFER_TOKEN = /^[A-Za-z0-9_-]{43}$/;
