@@ -10,6 +10,7 @@
 import { cohortOn } from "../../packages/shared/cohort.ts";
 import { offerPayment, type OfferPayment } from "../../packages/shared/offer-options.ts";
 import type { CatalogueOffer, CatalogueProduct } from "./catalogue.ts";
+import { sha256Hex } from "./digest.ts";
 
 /** How long an offer's link works unless the admin says otherwise, and the most it may. */
 export const DEFAULT_EXPIRY_DAYS = 7;
@@ -123,10 +124,9 @@ export function newOfferToken(): string {
   return base64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
-/** A token as PostgREST writes a bytea: `\x` and the SHA-256 in hex. */
+/** A token's SHA-256 as PostgREST writes a bytea: `\x` and the hex. */
 export async function offerTokenHash(token: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
-  return `\\x${[...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+  return `\\x${await sha256Hex(token)}`;
 }
 
 /** Whether `token` is shaped like one newOfferToken makes (checked before any look-up). */

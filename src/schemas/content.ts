@@ -5,6 +5,7 @@
  */
 import type { ImageFunction } from "astro/content/config";
 import { z } from "astro/zod";
+import { formatCents } from "@advisor-accelerator/shared/money.ts";
 import { DOWNLOAD_TYPES } from "~/features/course/bundle.ts";
 
 /** A site-relative path such as `/get-started-ai`, or an absolute https URL. */
@@ -974,10 +975,6 @@ const offerPaymentSchema = z.strictObject({
   terms: z.strictObject({ text: line, sample }),
 });
 
-/** `$36,000` for 3600000: what the checks below say amounts in. */
-const dollars = (amount: number) =>
-  `$${(amount / 100).toLocaleString("en-US", { minimumFractionDigits: amount % 100 ? 2 : 0 })}`;
-
 export const offerSchema = (ref: Ref) =>
   z
     .strictObject({
@@ -1022,8 +1019,8 @@ export const offerSchema = (ref: Ref) =>
             code: "custom",
             path: ["payment", "plans", i, "instalmentsCents"],
             message:
-              `add up to ${dollars(sum)}, not the price ${dollars(offer.priceCents)}` +
-              (plan.feeCents ? ` plus the plan's fee ${dollars(plan.feeCents)} (${dollars(due)})` : "") +
+              `add up to ${formatCents(sum)}, not the price ${formatCents(offer.priceCents)}` +
+              (plan.feeCents ? ` plus the plan's fee ${formatCents(plan.feeCents)} (${formatCents(due)})` : "") +
               `: change an amount${plan.feeCents ? " or the fee" : ", or state the difference as feeCents"}`,
           });
         }
