@@ -16,6 +16,7 @@ import { pathToFileURL } from "node:url";
 import { load } from "js-yaml";
 import { format, resolveConfig } from "prettier";
 import { isDay } from "../packages/shared/cohort.ts";
+import type { OfferContent } from "../packages/shared/offer-options.ts";
 
 const root = join(import.meta.dirname, "..");
 export const CATALOGUE_FILE = join(root, "functions/_shared/catalogue.ts");
@@ -78,19 +79,11 @@ export function cohortStarts(program: Yaml, file: string): string[] {
 }
 
 /** What the generated file lists per coached offer (its `CatalogueOffer`). */
-interface CoachedOffer {
+interface CoachedOffer extends OfferContent {
   id: string;
   productKey: string;
   name: string;
-  priceCents: number;
-  monthlyPriceCents: number | null;
   includes: string[];
-  payment: {
-    inFull: boolean;
-    plans: { name: string; instalmentsCents: number[]; feeCents: number }[];
-    membership: { startsAfterMonths: number } | null;
-    terms: string;
-  } | null;
 }
 
 const wholeCents = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value > 0;

@@ -14,6 +14,7 @@
  * date is counted from the anchor, never from the month before, so a short month never moves the
  * rest.
  */
+import { isDay } from "./cohort.ts";
 import { formatCents } from "./money.ts";
 
 /** One payment: its day (YYYY-MM-DD) and amount in cents. */
@@ -22,21 +23,16 @@ export interface Payment {
   amountCents: number;
 }
 
-const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
-
 /** The number of days in `month` (1-12) of `year`. */
 function daysIn(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
+/** A day's year, month and day of the month; a RangeError for what the calendar does not have (February 30). */
 function parts(day: string): [number, number, number] {
-  const match = DAY.exec(day);
-  const [year, month, date] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0];
-  // A day the calendar has: not February 30, which Date would read as March 2.
-  if (!match || month < 1 || month > 12 || date < 1 || date > daysIn(year, month)) {
-    throw new RangeError(`Not a day (YYYY-MM-DD): ${day}`);
-  }
-  return [year, month, date];
+  if (!isDay(day)) throw new RangeError(`Not a day (YYYY-MM-DD): ${day}`);
+  const [year, month, date] = day.split("-").map(Number);
+  return [year!, month!, date!];
 }
 
 /**

@@ -939,11 +939,6 @@ export const sharedCopySchema = z.strictObject({
 export type SharedCopy = z.infer<typeof sharedCopySchema>;
 
 /**
- * A coached offer, sold by application (a consultation first, then the offer the team sends), as
- * its sales page stacks it: its total value and savings are computed from the components. It is
- * not the program's checkout price: the page says so, beside the program's own price.
- */
-/**
  * A payment plan of a coached offer: monthly instalments, the first paid at checkout and one a
  * month after it, each amount set here (how many there are is the plan's length). Together they
  * come to the offer's price, or to the price plus the plan's stated fee.
@@ -962,7 +957,7 @@ const paymentPlanSchema = z.strictObject({
 });
 
 /**
- * How a coached offer can be paid once the team sends it (docs/operations.md): in full, by each of
+ * How a coached offer can be paid once the team sends it (docs/coached-offers.md): in full, by each of
  * `plans`, and where the offer has a monthly price, that monthly membership from the month
  * `membership` says. `terms` is what the offer page says under the options.
  */
@@ -975,6 +970,11 @@ const offerPaymentSchema = z.strictObject({
   terms: z.strictObject({ text: line, sample }),
 });
 
+/**
+ * A coached offer, sold by application (a consultation first, then the offer the team sends), as
+ * its sales page stacks it: its total value and savings are computed from the components. It is
+ * not the program's checkout price: the page says so, beside the program's own price.
+ */
 export const offerSchema = (ref: Ref) =>
   z
     .strictObject({

@@ -70,10 +70,9 @@ export function copyProject({ stallMs = STALL_MS }: { stallMs?: number } = {}): 
     async astro(args, env = { ...process.env, ...TEST_BUILD }) {
       const first = await once(args, env);
       if (!first.stalled) return first;
-      // One astro run in a CI log sat for over a minute before its first line (the same run takes
-      // about a second here, and every later run in that file took its usual time). A stalled run
-      // is tried once more, saying so, so a stall on the machine is a warning and a wrong build
-      // still fails.
+      // One astro run in a CI log took over a minute (the same run takes about a second here, and
+      // every later run in that file took its usual time). A stalled run is tried once more, saying
+      // so, so a stall on the machine is a warning and a wrong build still fails.
       console.warn(
         `astro ${args.join(" ")} printed this and was stopped after ${stallMs / 1000} s; running it again:\n${first.output}`,
       );
