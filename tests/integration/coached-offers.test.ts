@@ -3,7 +3,10 @@
  * what the functions write with the service role, and what each caller reads and changes over
  * HTTP with the real supabase-js: an admin reads every offer with its state and withdraws one not
  * yet paid; a coach, a customer and a visitor read nothing and change nothing; nobody reads the
- * link's token hash. On embedded Postgres and on PostgreSQL.
+ * link's token hash. On embedded Postgres and on PostgreSQL. Then the function that sends one
+ * (functions/send-offer): an admin's request stored and e-mailed with its single-use link, anyone
+ * else's refused, a request the catalogue refuses answered field by field, and a mail outage that
+ * leaves no offer listed as sent.
  *
  * As in tests/integration/staff.test.ts, a permission error is 403 (401 for the anon key), as
  * PostgREST maps 42501 (packages/local-stack/src/postgrest/errors.ts `pgErrorStatus`).
@@ -12,7 +15,8 @@ import { createHash, randomBytes } from "node:crypto";
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
-import { COACHED_OFFERS } from "../../functions/_shared/catalogue.ts";
+import { CATALOGUE, COACHED_OFFERS, TIME_ZONE } from "../../functions/_shared/catalogue.ts";
+import { cohortOn, dayIn } from "../../packages/shared/cohort.ts";
 import { offerPayment } from "../../packages/shared/offer-options.ts";
 import { logTallies, Tally } from "../support/hostile.ts";
 
@@ -186,6 +190,166 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
       list_price_cents: 3500000,
       price_cents: 3000000,
       price_reason: "Founding cohort rate agreed on the call",
+    });
+  });
+
+  describe("sending (functions/send-offer)", () => {
+    const product = CATALOGUE.find((p) => p.key === ai.productKey)!;
+    /** The cohort a buyer could join today, as the desk offers it. */
+    const cohort = () => cohortOn(product.cohortStarts, dayIn(TIME_ZONE))!.start;
+
+    async function lead(email: string) {
+      const { data, error } = await service
+        .from("leads")
+        .insert({ name: "Jordan Rivers", email, page: "/get-started-ai" })
+        .select("id")
+        .single();
+      expect(error).toBeNull();
+      return data!.id as string;
+    }
+
+    /** The desk's call: the caller's supabase-js asks the function, with their access token. */
+    async function send(client: SupabaseClient, body: Record<string, unknown>) {
+      const { data, error, response } = await client.functions.invoke<{
+        id: string;
+        status: string;
+        expires_at: string;
+      }>("send-offer", { body });
+      const context = (error as { context?: Response } | null)?.context;
+      return { status: (context ?? response)!.status, data, refused: context ? await context.json() : null };
+    }
+
+    const offersTo = async (email: string) =>
+      (await service.from("desk_offers").select("id, status, name, email, price_cents").eq("email", email)).data!;
+    const mailTo = (email: string) => stack.mail.list().filter((m) => m.to === email);
+
+    it("an admin's offer is stored with the lead's name and e-mail, and e-mailed with a single-use link the database keeps only as its SHA-256", async () => {
+      const email = "jordan@example.com";
+      const id = await lead(email);
+      const { status, data } = await send(users.boss!.client, {
+        lead: id,
+        offer: ai.id,
+        cohortStart: cohort(),
+      });
+      expect(status).toBe(201);
+      expect(data!.status).toBe("sent");
+      const days = (Date.parse(data!.expires_at) - Date.now()) / DAY;
+      expect(days).toBeGreaterThan(6.99);
+      expect(days).toBeLessThanOrEqual(7);
+
+      const stored = await offersTo(email);
+      expect(stored).toEqual([
+        { id: data!.id, status: "sent", name: "Jordan Rivers", email, price_cents: ai.priceCents },
+      ]);
+      const [mail, ...more] = mailTo(email);
+      expect(more).toEqual([]);
+      expect(mail!.subject).toBe("Your offer to join AI Advisor Accelerator");
+      const link = /http:\/\/localhost:\d+\/offer\/([A-Za-z0-9_-]{43})/.exec(mail!.text)!;
+      expect(link).not.toBeNull();
+      const { rows } = await stack.db.query<{ hash: string; lead_id: string; created_by: string }>(
+        "select encode(token_hash, 'hex') as hash, lead_id, created_by from public.coached_offers where id = $1",
+        [data!.id],
+      );
+      expect(rows).toEqual([
+        {
+          hash: createHash("sha256").update(link[1]!).digest("hex"),
+          lead_id: id,
+          created_by: users.boss!.id,
+        },
+      ]);
+      // The link is in the e-mail only.
+      expect(JSON.stringify(await stack.db.query("select * from public.coached_offers"))).not.toContain(link[1]);
+    });
+
+    it("a coach, a customer and the public key are refused, and nothing is stored or sent", async () => {
+      const email = "refused@example.com";
+      const id = await lead(email);
+      const body = { lead: id, offer: ai.id, cohortStart: cohort() };
+      for (const [who, client, expected] of [
+        ["coach", users.coach!.client, 403],
+        ["customer", users.buyer!.client, 403],
+        ["anon", stack.client(), 401],
+      ] as const) {
+        const { status } = await send(client, body);
+        leaks.count(status < 400);
+        expect(status, who).toBe(expected);
+      }
+      expect(await offersTo(email)).toEqual([]);
+      expect(mailTo(email)).toEqual([]);
+    });
+
+    it("what the catalogue refuses is answered with the field to mend, and nothing is stored or sent", async () => {
+      const email = "mend@example.com";
+      const id = await lead(email);
+      const cases: [Record<string, unknown>, number, string, RegExp][] = [
+        [{ offer: "platinum" }, 400, "offer", /no coached offer "platinum"/],
+        [{ offer: ai.id, cohortStart: "2020-01-06" }, 400, "cohortStart", /Choose the cohort/],
+        [{ offer: ai.id, cohortStart: cohort(), priceCents: 3000000 }, 400, "priceReason", /Say why/],
+        [{ offer: ai.id, cohortStart: cohort(), priceCents: "30000" }, 400, "priceCents", /whole number/],
+        [{ offer: ai.id, cohortStart: cohort(), expiresInDays: 31 }, 400, "expiresInDays", /1 to 30 days/],
+      ];
+      for (const [body, status, field, message] of cases) {
+        const sent = await send(users.boss!.client, { lead: id, ...body });
+        expect([sent.status, sent.refused?.field], JSON.stringify(body)).toEqual([status, field]);
+        expect(sent.refused.error).toMatch(message);
+      }
+      const gone = await send(users.boss!.client, {
+        lead: "00000000-0000-4000-8000-000000000000",
+        offer: ai.id,
+        cohortStart: cohort(),
+      });
+      expect([gone.status, gone.refused.field]).toEqual([404, "lead"]);
+      expect(await offersTo(email)).toEqual([]);
+      expect(mailTo(email)).toEqual([]);
+    });
+
+    it("another price is sent with its reason, its plan split into equal payments that still come to it plus the fee", async () => {
+      const email = "founding@example.com";
+      const id = await lead(email);
+      const { status, data } = await send(users.boss!.client, {
+        lead: id,
+        offer: ai.id,
+        cohortStart: cohort(),
+        priceCents: 3000000,
+        priceReason: "Founding cohort rate agreed on the call",
+        expiresInDays: 3,
+      });
+      expect(status).toBe(201);
+      const { data: row } = await service
+        .from("desk_offers")
+        .select("price_cents, list_price_cents, price_reason, payment, expires_at")
+        .eq("id", data!.id)
+        .single();
+      expect(row).toMatchObject({
+        price_cents: 3000000,
+        list_price_cents: ai.priceCents,
+        price_reason: "Founding cohort rate agreed on the call",
+      });
+      const plan = row!.payment.options.find((o: { kind: string }) => o.kind === "plan");
+      expect(plan.instalmentsCents).toHaveLength(6);
+      expect(plan.instalmentsCents.reduce((a: number, b: number) => a + b, 0)).toBe(3000000 + plan.feeCents);
+      expect((Date.parse(row!.expires_at) - Date.now()) / DAY).toBeCloseTo(3, 2);
+      expect(mailTo(email)[0]!.text).toContain("$30,000 in one payment.");
+    });
+
+    it("when the e-mail cannot go, the admin is told and no offer is listed as sent", async () => {
+      const email = "outage@example.com";
+      const id = await lead(email);
+      // The mail provider unreachable (a closed port), as during an outage.
+      process.env.RESEND_API_KEY = "re_outage_test";
+      process.env.RESEND_API_URL = "http://127.0.0.1:9";
+      try {
+        const { status, refused } = await send(users.boss!.client, { lead: id, offer: ai.id, cohortStart: cohort() });
+        expect(status).toBe(503);
+        expect(refused.error).toBe("The offer's e-mail could not be sent, so nothing was sent. Please try again.");
+      } finally {
+        delete process.env.RESEND_API_KEY;
+        delete process.env.RESEND_API_URL;
+      }
+      expect(await offersTo(email)).toEqual([]);
+      const again = await send(users.boss!.client, { lead: id, offer: ai.id, cohortStart: cohort() });
+      expect(again.status).toBe(201);
+      expect(mailTo(email)).toHaveLength(1);
     });
   });
 });

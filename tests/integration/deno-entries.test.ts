@@ -6,6 +6,7 @@
  * `Deno.serve` and talking to the local stack: the Stripe stand-in and the Supabase API.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -247,6 +248,40 @@ describe("the functions' Edge entries under Deno", () => {
     const notTheirs = await ask(data.session!.access_token);
     expect(notTheirs.status).toBe(404);
     expect(await notTheirs.json()).toEqual({ error: "The file is not available." });
+  }, 120_000);
+
+  it("send-offer stores an admin's offer with its token's SHA-256 (Web Crypto) and e-mails the link through Resend's library", async () => {
+    const { url, child } = await serveEntry("send-offer", env);
+    children.push(child);
+    const admin = stack.admin();
+    const email = "deno-admin@example.com";
+    const password = "deno-admin-2026";
+    expect((await admin.auth.admin.createUser({ email, password, email_confirm: true })).error).toBeNull();
+    expect((await admin.rpc("staff_add", { p_email: email, p_role: "admin" })).error).toBeNull();
+    const { data } = await stack.client().auth.signInWithPassword({ email, password });
+    const lead = await admin
+      .from("leads")
+      .insert({ name: "Deno Applicant", email: "deno-applicant@example.com", page: "/get-started" })
+      .select("id")
+      .single();
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        origin: SITE,
+        "content-type": "application/json",
+        authorization: `Bearer ${data.session!.access_token}`,
+      },
+      body: JSON.stringify({ lead: lead.data!.id, offer: "growth-mindset" }),
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.get("access-control-allow-origin")).toBe(SITE);
+    const [mail] = stack.mail.list().filter((m) => m.to === "deno-applicant@example.com");
+    const token = new RegExp(`${SITE}/offer/([A-Za-z0-9_-]{43})`).exec(mail!.text)![1]!;
+    const { rows } = await stack.db.query<{ hash: string }>(
+      "select encode(token_hash, 'hex') as hash from public.coached_offers where lead_id = $1",
+      [lead.data!.id],
+    );
+    expect(rows).toEqual([{ hash: createHash("sha256").update(token).digest("hex") }]);
   }, 120_000);
 
   it("leads keeps a consultation request and e-mails the business through Resend's library, replies to the lead", async () => {

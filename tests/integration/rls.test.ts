@@ -237,6 +237,7 @@ describe.each(BACKENDS)("on $name", (backend) => {
         "authenticated SELECT stripe_user_orders",
         "authenticated SELECT student_activity",
         "service_role DELETE buyer_invites",
+        "service_role DELETE coached_offers",
         "service_role DELETE staff",
         "service_role INSERT buyer_invites",
         "service_role INSERT coached_offers",
