@@ -7,7 +7,7 @@
  * only its SHA-256 (coached_offers.token_hash), so a copy of the database opens no offer; the
  * offer's page sends the token, and the function finds the offer by its hash.
  */
-import { cohortOn } from "../../packages/shared/cohort.ts";
+import { openCohorts } from "../../packages/shared/cohort.ts";
 import { offerPayment, type OfferPayment } from "../../packages/shared/offer-options.ts";
 import type { CatalogueOffer, CatalogueProduct } from "./catalogue.ts";
 import { sha256Hex } from "./digest.ts";
@@ -71,8 +71,7 @@ export function prepareOffer(
   let cohortStart: string | null = null;
   if (product.cohortStarts.length > 0) {
     const asked = request.cohortStart ?? "";
-    const joinable = cohortOn(product.cohortStarts, today);
-    const open = product.cohortStarts.filter((start) => joinable && start >= joinable.start);
+    const open = openCohorts(product.cohortStarts, today);
     if (!open.includes(asked)) {
       throw new OfferError(
         open.length

@@ -48,6 +48,16 @@ export function cohortOn(starts: readonly string[], day: string): Cohort | null 
   return next ? { start: next, started: false } : null;
 }
 
+/**
+ * The cohorts a seat can be offered in on `day`: the one a buyer would join that day and every
+ * later one, in order (the desk's offer form, and the function that sends offers, which refuses
+ * any other).
+ */
+export function openCohorts(starts: readonly string[], day: string): string[] {
+  const joinable = cohortOn(starts, day);
+  return joinable ? [...new Set(starts)].sort().filter((start) => start >= joinable.start) : [];
+}
+
 /** The cohort a buyer joins at `at` (default now), the day counted in `timeZone`. */
 export function cohortAt(starts: readonly string[], timeZone: string, at: Date = new Date()): Cohort | null {
   return cohortOn(starts, dayIn(timeZone, at));

@@ -10,18 +10,18 @@ import { randomUUID } from "node:crypto";
 import { expect, type Page, test } from "@playwright/test";
 import { DEMO_STAFF, DEMO_USER } from "@advisor-accelerator/local-stack";
 import { axeViolations } from "./axe";
-import { createCustomer, serviceClient, signIn } from "./customers";
+import { createCustomer, lastMailTo, serviceClient, signIn } from "./customers";
 
 /** The demo customer of supabase/seed.sql. */
 const DEMO_ID = "5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f";
 const demoAdmin = { id: "", ...DEMO_STAFF };
 const demoCustomer = { id: DEMO_ID, ...DEMO_USER };
 
-/** Sends the consultation form on /get-started as a visitor would; answers the name sent. */
-async function sendLead(page: Page): Promise<{ name: string; email: string }> {
+/** Sends the consultation form on `path` as a visitor would; answers the name sent. */
+async function sendLead(page: Page, path = "/get-started"): Promise<{ name: string; email: string }> {
   const tag = randomUUID().slice(0, 8);
   const lead = { name: `Morgan Desk${tag}`, email: `morgan.${tag}@example.com` };
-  await page.goto("/get-started?utm_source=newsletter&utm_campaign=winter-webinar");
+  await page.goto(`${path}?utm_source=newsletter&utm_campaign=winter-webinar`);
   await page.getByLabel("Full name").fill(lead.name);
   await page.getByLabel("Email").fill(lead.email);
   await page.getByLabel("Firm name").fill("Desk Test Wealth");
@@ -148,6 +148,57 @@ test("on a phone, an open lead's form and history stay on screen while the table
   await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
 });
 
+test("the demo admin sends a lead from /get-started-ai the AI offer: the applicant is e-mailed its link, the desk lists it as sent, and it can be withdrawn", async ({
+  page,
+}) => {
+  const lead = await sendLead(page, "/get-started-ai");
+  await signIn(page, demoAdmin);
+  await expect(page).toHaveURL(/\/portal$/);
+  await page.goto(`/desk?q=${encodeURIComponent(lead.email)}`);
+  const row = page.getByRole("row").filter({ hasText: lead.email });
+  await row.getByRole("button", { name: lead.name }).click();
+  const form = page.getByRole("form", { name: `Send ${lead.name} an offer` });
+  await expect(form.getByLabel("Offer")).toHaveValue("ai-advisor-accelerator");
+  await expect(form.getByLabel("Price (USD)")).toHaveValue("35,000");
+  await expect(form.getByLabel("Link works for (days)")).toHaveValue("7");
+  const cohort = await form.getByLabel("Cohort").locator("option:checked").textContent();
+
+  // Another price needs its reason: asked for at the field, and nothing is sent.
+  await form.getByLabel("Price (USD)").fill("30,000");
+  await form.getByRole("button", { name: "Send the offer" }).click();
+  await expect(form.getByLabel("Why this price")).toHaveAttribute("aria-invalid", "true");
+  await expect(form.getByText("Say why the offer is at another price.")).toBeVisible();
+  await form.getByLabel("Price (USD)").fill("35,000");
+  await expect(form.getByLabel("Why this price")).toHaveCount(0);
+
+  await form.getByRole("button", { name: "Send the offer" }).click();
+  await expect(form.getByRole("status")).toContainText(`Offer sent to ${lead.email}. Its link works until`);
+  const offers = page.getByRole("region", { name: "Offers" });
+  await expect(offers.getByRole("listitem")).toHaveCount(1);
+  await expect(offers.getByRole("listitem")).toContainText(
+    `AI Advisor Accelerator, cohort of ${cohort!.replace("Starts ", "")}, $35,000.`,
+  );
+
+  // The applicant's e-mail carries the single-use link.
+  const mail = await lastMailTo(page, lead.email, /^Your offer to join AI Advisor Accelerator$/);
+  expect(mail.text).toMatch(/\/offer\/[A-Za-z0-9_-]{43}/);
+
+  // The Offers view lists it as sent; withdrawn after a confirmation, it reads Withdrawn, kept on reload.
+  await page.getByRole("navigation", { name: "Desk" }).getByRole("link", { name: "Offers" }).click();
+  const listed = page.getByRole("row").filter({ hasText: lead.email });
+  await expect(listed).toContainText("Sent");
+  await listed.getByRole("button", { name: `Withdraw the offer to ${lead.name}` }).click();
+  await listed.getByRole("button", { name: "Keep it" }).click();
+  await expect(listed).toContainText("Sent");
+  await listed.getByRole("button", { name: `Withdraw the offer to ${lead.name}` }).click();
+  await listed.getByRole("button", { name: "Withdraw the offer" }).click();
+  await expect(listed).toContainText("Withdrawn");
+  await expect(listed.getByRole("button")).toHaveCount(0);
+  await page.getByLabel("Status").selectOption("withdrawn");
+  await page.reload();
+  await expect(page.getByRole("row").filter({ hasText: lead.email })).toContainText("Withdrawn");
+});
+
 test("a customer who types /desk is told it is for the team, and no link leads there", async ({ page }) => {
   await signIn(page, demoCustomer);
   await expect(page).toHaveURL(/\/portal$/);
@@ -187,7 +238,7 @@ for (const viewport of [
     await page.setViewportSize(viewport);
     await signIn(page, demoAdmin);
     await expect(page).toHaveURL(/\/portal$/);
-    for (const view of ["leads", "students", "orders"]) {
+    for (const view of ["leads", "offers", "students", "orders"]) {
       await page.goto(`/desk?view=${view}`);
       await expect(page.getByRole("link", { name: view[0]!.toUpperCase() + view.slice(1) })).toHaveAttribute(
         "aria-current",

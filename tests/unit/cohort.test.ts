@@ -14,6 +14,7 @@ import {
   formatDay,
   isDay,
   JOIN_WITHIN_DAYS,
+  openCohorts,
 } from "@advisor-accelerator/shared/cohort.ts";
 
 const STARTS = ["2027-01-11", "2027-04-12", "2027-07-12"];
@@ -60,6 +61,20 @@ describe("the cohort a buyer joins", () => {
     expect(cohortOn(["2028-02-20"], "2028-03-05")).toEqual({ start: "2028-02-20", started: true });
     expect(cohortOn(["2028-02-20"], "2028-03-06")).toBeNull();
     expect(cohortOn(["2026-12-21"], "2027-01-04")).toEqual({ start: "2026-12-21", started: true });
+  });
+});
+
+describe("the cohorts a seat can be offered in", () => {
+  it("are the one a buyer would join that day and every later one, in order", () => {
+    expect(openCohorts(STARTS, "2026-11-28")).toEqual(STARTS);
+    // Started 14 days before: still joinable, so still offered.
+    expect(openCohorts([...STARTS].reverse(), "2027-01-25")).toEqual(STARTS);
+    expect(openCohorts(STARTS, "2027-01-26")).toEqual(["2027-04-12", "2027-07-12"]);
+  });
+
+  it("are none once enrolment is closed", () => {
+    expect(openCohorts(STARTS, "2027-07-27")).toEqual([]);
+    expect(openCohorts([], "2027-01-01")).toEqual([]);
   });
 });
 

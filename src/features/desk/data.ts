@@ -1,12 +1,13 @@
 /**
- * The desk's reads and its one write, with the staff member's own session: supabase-js over the
- * REST API, every row through the database's policies (supabase/migrations/*_staff.sql). Each
+ * The desk's reads and writes, with the staff member's own session: supabase-js over the REST API,
+ * every row through the database's policies (supabase/migrations/*_staff.sql,
+ * *_coached_offers.sql), and the one function an admin calls to send an offer. Each
  * list is one page, filtered, ordered and counted by PostgREST (`Range`, `count=exact`), so a
  * desk with 50,000 leads asks for 25 rows as one with ten does.
  */
 import type { Database } from "~/lib/database";
 import { supabase } from "~/lib/supabase";
-import { isLeadStatus, type LeadStatus, pageRange, searchFilter, stalledBefore } from "./logic";
+import { isLeadStatus, type LeadStatus, type OfferStatus, pageRange, searchFilter, stalledBefore } from "./logic";
 
 type Tables = Database["public"]["Tables"];
 
@@ -185,6 +186,96 @@ export async function updateLead(
   if (error) throw error;
   return data as Pick<LeadRow, "status" | "note" | "status_changed_at">;
 }
+
+// Offers ------------------------------------------------------------------------------------------
+
+/** An offer as the desk lists it (`desk_offers`, admins only). */
+export interface OfferRow {
+  id: string;
+  lead_id: string | null;
+  offer_key: string;
+  product_key: string;
+  name: string;
+  email: string;
+  cohort_start: string | null;
+  list_price_cents: number;
+  price_cents: number;
+  price_reason: string | null;
+  created_at: string;
+  expires_at: string;
+  opened_at: string | null;
+  paid_at: string | null;
+  withdrawn_at: string | null;
+  status: OfferStatus;
+}
+
+const OFFER_COLUMNS =
+  "id, lead_id, offer_key, product_key, name, email, cohort_start, list_price_cents, price_cents, price_reason, created_at, expires_at, opened_at, paid_at, withdrawn_at, status";
+
+export interface OfferQuery {
+  page: number;
+  status: OfferStatus | "";
+  leadId?: string;
+}
+
+/** Offers sent, newest first: a page of them, or every one to a lead. */
+export async function fetchOffers(q: OfferQuery): Promise<Page<OfferRow>> {
+  const { from, to } = pageRange(q.page);
+  let query = supabase
+    .from("desk_offers")
+    .select(OFFER_COLUMNS, { count: "exact" })
+    .order("created_at", { ascending: false })
+    .order("id");
+  if (q.status) query = query.eq("status", q.status);
+  if (q.leadId) query = query.eq("lead_id", q.leadId);
+  const { data, error, count } = await query.range(from, to);
+  if (error) throw error;
+  return { rows: (data ?? []) as OfferRow[], total: count ?? 0 };
+}
+
+/** What an admin sends (functions/send-offer/handler.ts reads the same fields). */
+export interface OfferRequest {
+  lead: string;
+  offer: string;
+  cohortStart: string | null;
+  priceCents: number;
+  priceReason: string | null;
+  expiresInDays: number;
+}
+
+/** Why an offer was not sent, in words, and the form's field to mend when it is one. */
+export class OfferNotSent extends Error {
+  readonly field: string | null;
+  constructor(message: string, field: string | null = null) {
+    super(message);
+    this.field = field;
+  }
+}
+
+/** Sends an offer through `send-offer` with the admin's session; answers when its link expires. */
+export async function sendOffer(request: OfferRequest): Promise<{ id: string; expires_at: string }> {
+  const { data, error } = await supabase.functions.invoke<{ id: string; expires_at: string }>("send-offer", {
+    body: request,
+  });
+  if (!error && data) return data;
+  const context = (error as { context?: unknown } | null)?.context;
+  if (context instanceof Response) {
+    const said = (await context.json().catch(() => null)) as { error?: unknown; field?: unknown } | null;
+    if (typeof said?.error === "string") {
+      throw new OfferNotSent(said.error, typeof said.field === "string" ? said.field : null);
+    }
+  }
+  console.error("Sending the offer failed:", error);
+  throw new OfferNotSent("The offer could not be sent. Please check the connection and try again.");
+}
+
+/** Withdraws an offer not yet paid (`desk_withdraw_offer`, an admin's alone). */
+export async function withdrawOffer(id: string): Promise<void> {
+  const { error } = await supabase.rpc("desk_withdraw_offer", { p_id: id });
+  if (error) throw error;
+}
+
+// Students ----------------------------------------------------------------------------------------
 
 export interface StudentRow {
   order_id: number;

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { csvCell, ilikeValue, pageCount, pageRange, searchFilter, stalledBefore, toCsv } from "./logic";
+import {
+  csvCell,
+  dollarsToCents,
+  ilikeValue,
+  pageCount,
+  pageRange,
+  searchFilter,
+  stalledBefore,
+  toCsv,
+  withdrawable,
+} from "./logic";
 
 describe("pages", () => {
   it("asks PostgREST for 25 rows a page, both ends included", () => {
@@ -52,4 +62,30 @@ describe("CSV", () => {
 
 it("a student is stalled when their last activity is 14 days or more before now", () => {
   expect(stalledBefore(new Date("2026-11-28T12:00:00Z"))).toBe("2026-11-14T12:00:00.000Z");
+});
+
+describe("an offer's price as the admin types it", () => {
+  it("reads dollars with or without the sign, thousands commas and cents", () => {
+    expect(["35000", "$35,000", "$ 35,000.00", "3,995.5", "3995.50", "0.01"].map(dollarsToCents)).toEqual([
+      3500000, 3500000, 3500000, 399550, 399550, 1,
+    ]);
+  });
+
+  it("refuses what is not a price above zero, rather than guess", () => {
+    expect(["", "0", "0.00", "35k", "35,00", "1.234", "-5", "35 000", "1e6"].map(dollarsToCents)).toEqual(
+      Array(9).fill(null),
+    );
+  });
+});
+
+describe("withdrawing an offer", () => {
+  it("is open until it is paid or withdrawn", () => {
+    expect((["sent", "opened", "expired", "paid", "withdrawn"] as const).map(withdrawable)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
 /**
- * The desk's pure rules (docs/operations.md, "The team and its roles"): lead statuses, the search
- * filter PostgREST is sent, a page of rows, and CSV as a spreadsheet reads it safely.
+ * The desk's pure rules (docs/operations.md, "The team and its roles"): lead and offer statuses,
+ * the search filter PostgREST is sent, a page of rows, a price as typed, and CSV as a spreadsheet
+ * reads it safely.
  */
 
 export const LEAD_STATUSES = ["new", "contacted", "booked", "won", "lost"] as const;
@@ -15,6 +16,35 @@ export const LEAD_STATUS_LABELS: Record<LeadStatus, string> = {
 };
 
 export const isLeadStatus = (value: unknown): value is LeadStatus => LEAD_STATUSES.includes(value as LeadStatus);
+
+/** An offer's state, as `desk_offers.status` has it (docs/coached-offers.md). */
+export const OFFER_STATUSES = ["sent", "opened", "paid", "expired", "withdrawn"] as const;
+export type OfferStatus = (typeof OFFER_STATUSES)[number];
+
+export const OFFER_STATUS_LABELS: Record<OfferStatus, string> = {
+  sent: "Sent",
+  opened: "Opened",
+  paid: "Paid",
+  expired: "Expired",
+  withdrawn: "Withdrawn",
+};
+
+export const isOfferStatus = (value: unknown): value is OfferStatus => OFFER_STATUSES.includes(value as OfferStatus);
+
+/** An offer that can still be withdrawn: not paid, not withdrawn already. */
+export const withdrawable = (status: OfferStatus) => status === "sent" || status === "opened" || status === "expired";
+
+/**
+ * A price in dollars as a person types it ("35000", "$35,000", "3,995.50") in cents; null for
+ * anything else (more than two decimals, letters, nothing, nothing above zero).
+ */
+export function dollarsToCents(typed: string): number | null {
+  const plain = typed.trim().replace(/^\$\s*/, "");
+  if (!/^(\d{1,3}(,\d{3})+|\d+)(\.\d{1,2})?$/.test(plain)) return null;
+  const [whole, fraction = ""] = plain.replace(/,/g, "").split(".");
+  const cents = Number(whole) * 100 + Number(fraction.padEnd(2, "0"));
+  return Number.isSafeInteger(cents) && cents > 0 ? cents : null;
+}
 
 /** Rows per page of every desk table. */
 export const PAGE_SIZE = 25;
