@@ -128,5 +128,26 @@ export async function offerTokenHash(token: string): Promise<string> {
   return `\\x${await sha256Hex(token)}`;
 }
 
+/**
+ * The Stripe product an offer is sold as and its prices' lookup keys (made by `npm run
+ * stripe:setup` from content): the price in full, each plan of equal monthly payments by its
+ * count, and the membership a month. An offer sent at another price is charged with an inline
+ * price of the same product.
+ */
+export function offerStripeKeys(offerId: string): {
+  product: string;
+  inFull: string;
+  plan: (payments: number) => string;
+  membership: string;
+} {
+  const base = `offer_${offerId.replace(/-/g, "_")}`;
+  return {
+    product: base,
+    inFull: `${base}_in_full`,
+    plan: (payments) => `${base}_${payments}_payments`,
+    membership: `${base}_membership`,
+  };
+}
+
 /** Whether `token` is shaped like one newOfferToken makes (checked before any look-up). */
 export const OFFER_TOKEN = /^[A-Za-z0-9_-]{43}$/;

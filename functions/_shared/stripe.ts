@@ -5,6 +5,7 @@
  * when STRIPE_API_URL is set, aimed at another API host: the local stack's Stripe stand-in.
  */
 import Stripe from "stripe";
+import { sha256Hex } from "./digest.ts";
 import { type Env, required } from "./env.ts";
 
 export { Stripe };
@@ -39,3 +40,12 @@ export function stripeClient(env: Env): Stripe {
 
 /** Web Crypto HMAC for `webhooks.constructEventAsync`: works on Deno, Node and every edge runtime. */
 export const cryptoProvider = Stripe.createSubtleCryptoProvider();
+
+/** The buyer's Stripe customer: the newest with this e-mail, or a new one. */
+export async function customerFor(stripe: Stripe, email: string): Promise<string> {
+  const { data } = await stripe.customers.list({ email, limit: 1 });
+  if (data[0]) return data[0].id;
+  // Two first checkouts at once get the same new customer: Stripe replays a keyed create for 24 h.
+  const customer = await stripe.customers.create({ email }, { idempotencyKey: `customer-${await sha256Hex(email)}` });
+  return customer.id;
+}

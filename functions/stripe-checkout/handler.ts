@@ -17,11 +17,10 @@
  */
 import { readJson } from "../_shared/body.ts";
 import { crossSiteRefusal, parseOrigins, preflight, withCors } from "../_shared/cors.ts";
-import { sha256Hex } from "../_shared/digest.ts";
 import { type CatalogueProduct, TIME_ZONE } from "../_shared/catalogue.ts";
 import { ConfigError, type Env, type FunctionVariable, json } from "../_shared/env.ts";
 import { clientAddress, type Limit, overLimit, tooMany } from "../_shared/rate-limit.ts";
-import { type Stripe, stripeClient } from "../_shared/stripe.ts";
+import { customerFor, type Stripe, stripeClient } from "../_shared/stripe.ts";
 import { adminClient } from "../_shared/supabase-admin.ts";
 import { readCheckoutRequest } from "./request.ts";
 import { roleOf } from "../../packages/shared/jwt.ts";
@@ -105,15 +104,6 @@ export async function priceOf(stripe: Stripe, product: CatalogueProduct, account
   }
   prices.set(cacheKey, { price, until: Date.now() + PRICE_TTL_MS });
   return price;
-}
-
-/** The buyer's Stripe customer: the newest with this e-mail, or a new one. */
-async function customerFor(stripe: Stripe, email: string): Promise<string> {
-  const { data } = await stripe.customers.list({ email, limit: 1 });
-  if (data[0]) return data[0].id;
-  // Two first checkouts at once get the same new customer: Stripe replays a keyed create for 24 h.
-  const customer = await stripe.customers.create({ email }, { idempotencyKey: `customer-${await sha256Hex(email)}` });
-  return customer.id;
 }
 
 /**

@@ -24,6 +24,8 @@ const UNLISTED = [
   "/checkout/NO_SUCH_PROGRAM",
   "/checkout/success?session_id=cs_test_a11y",
   "/checkout/success",
+  // An offer link no offer has: the offer page's "not valid" state.
+  `/offer/${"A".repeat(43)}`,
 ];
 
 const viewports = [

@@ -148,7 +148,7 @@ test("on a phone, an open lead's form and history stay on screen while the table
   await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
 });
 
-test("the demo admin sends a lead from /get-started-ai the AI offer: the applicant is e-mailed its link, the desk lists it as sent, and it can be withdrawn", async ({
+test("the demo admin sends a lead from /get-started-ai the AI offer: the applicant's e-mailed link opens it, the desk lists it as opened, and once withdrawn the link says so", async ({
   page,
 }) => {
   const lead = await sendLead(page, "/get-started-ai");
@@ -179,17 +179,36 @@ test("the demo admin sends a lead from /get-started-ai the AI offer: the applica
     `AI Advisor Accelerator, cohort of ${cohort!.replace("Starts ", "")}, $35,000.`,
   );
 
-  // The applicant's e-mail carries the single-use link.
+  // The applicant's e-mail carries the single-use link, which opens the offer as sent, on a phone.
   const mail = await lastMailTo(page, lead.email, /^Your offer to join AI Advisor Accelerator$/);
-  expect(mail.text).toMatch(/\/offer\/[A-Za-z0-9_-]{43}/);
+  const link = /http:\/\/[^\s]+\/offer\/[A-Za-z0-9_-]{43}/.exec(mail.text)![0];
+  const applicant = await page.context().newPage();
+  await applicant.setViewportSize({ width: 390, height: 844 });
+  await applicant.goto(link);
+  const first = lead.name.split(" ")[0];
+  await expect(applicant.getByRole("heading", { level: 1 })).toHaveText(`${first}, welcome to AI Advisor Accelerator`);
+  await expect(
+    applicant.getByText(
+      `$35,000 + $450/month, with your seat in the cohort that starts on ${cohort!.replace("Starts ", "")}.`,
+    ),
+  ).toBeVisible();
+  const plan = applicant.getByRole("region", { name: "Six monthly payments" });
+  await expect(plan.getByRole("row")).toHaveCount(7);
+  await expect(plan.getByRole("row").nth(1)).toHaveText(/^1Today\$6,000$/);
+  await expect(plan).toContainText("$36,000 in all, including a $1,000 plan fee.");
+  await expect(plan.getByRole("button", { name: "Start the plan: $6,000 today" })).toBeVisible();
+  await expect(applicant.getByRole("region", { name: "In one payment" }).getByRole("button")).toHaveText("Pay $35,000");
+  await expect(applicant.getByText(/the monthly membership: \$450 a month from/)).toBeVisible();
+  expect(await axeViolations(applicant)).toEqual([]);
+  expect(await applicant.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
 
   // The Offers view lists it as sent; withdrawn after a confirmation, it reads Withdrawn, kept on reload.
   await page.getByRole("navigation", { name: "Desk" }).getByRole("link", { name: "Offers" }).click();
   const listed = page.getByRole("row").filter({ hasText: lead.email });
-  await expect(listed).toContainText("Sent");
+  await expect(listed).toContainText("Opened");
   await listed.getByRole("button", { name: `Withdraw the offer to ${lead.name}` }).click();
   await listed.getByRole("button", { name: "Keep it" }).click();
-  await expect(listed).toContainText("Sent");
+  await expect(listed).toContainText("Opened");
   await listed.getByRole("button", { name: `Withdraw the offer to ${lead.name}` }).click();
   await listed.getByRole("button", { name: "Withdraw the offer" }).click();
   await expect(listed).toContainText("Withdrawn");
@@ -197,6 +216,11 @@ test("the demo admin sends a lead from /get-started-ai the AI offer: the applica
   await page.getByLabel("Status").selectOption("withdrawn");
   await page.reload();
   await expect(page.getByRole("row").filter({ hasText: lead.email })).toContainText("Withdrawn");
+
+  // Listed as opened before it was withdrawn; the link now says it was withdrawn, and offers no way to pay.
+  await applicant.reload();
+  await expect(applicant.getByRole("heading", { name: "This offer was withdrawn" })).toBeVisible();
+  await expect(applicant.getByRole("button", { name: /Pay|Start the plan/ })).toHaveCount(0);
 });
 
 test("a customer who types /desk is told it is for the team, and no link leads there", async ({ page }) => {

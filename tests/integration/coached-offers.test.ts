@@ -352,4 +352,82 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
       expect(mailTo(email)).toHaveLength(1);
     });
   });
+
+  describe("the applicant's link (functions/offer)", () => {
+    const newToken = () => randomBytes(32).toString("base64url");
+    const hashOf = (token: string) => `\\x${createHash("sha256").update(token).digest("hex")}`;
+
+    /** The page's call: a plain POST from the site, no Supabase JWT. */
+    async function open(body: Record<string, unknown>) {
+      const response = await fetch(`${stack.url}/functions/v1/offer`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    }
+
+    async function offerWith(overrides: Record<string, unknown> = {}) {
+      const token = newToken();
+      const id = await insert({ token_hash: hashOf(token), name: "Riley Morgan Park", ...overrides });
+      return { token, id };
+    }
+
+    const openedAt = async (id: string) =>
+      (await service.from("coached_offers").select("opened_at").eq("id", id).single()).data!.opened_at as string | null;
+
+    it("answers the offer as sent, and marks it opened the first time only", async () => {
+      const { token, id } = await offerWith();
+      const first = await open({ token });
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({
+        name: "Riley Morgan Park",
+        program: { name: "AI Advisor Accelerator", includes: ai.includes },
+        cohortStart: "2027-01-11",
+        priceCents: 3500000,
+        payment: offerPayment(ai, ai.priceCents, "2027-01-11"),
+        today: dayIn(TIME_ZONE),
+      });
+      expect(first.body).not.toHaveProperty("email");
+      const opened = await openedAt(id);
+      expect(opened).not.toBeNull();
+      await open({ token });
+      expect(await openedAt(id)).toBe(opened);
+      const { data } = await users.boss!.client.from("desk_offers").select("status").eq("id", id).single();
+      expect(data!.status).toBe("opened");
+    });
+
+    it("refuses a used, withdrawn or expired link with what to do, and an unknown or malformed one as not valid, opening nothing", async () => {
+      const paid = await offerWith({ paid_at: new Date().toISOString() });
+      const withdrawn = await offerWith({ withdrawn_at: new Date().toISOString() });
+      const expired = await offerWith({
+        created_at: new Date(Date.now() - 8 * DAY).toISOString(),
+        expires_at: new Date(Date.now() - DAY).toISOString(),
+      });
+      const said = async (token: string) => {
+        const { status, body } = await open({ token, option: "in_full" });
+        return [status, body.code, body.error];
+      };
+      expect(await said(paid.token)).toEqual([410, "paid", expect.stringMatching(/client portal/)]);
+      expect(await said(withdrawn.token)).toEqual([410, "withdrawn", expect.stringMatching(/withdrawn/)]);
+      expect(await said(expired.token)).toEqual([410, "expired", expect.stringMatching(/expired on .* new one/)]);
+      for (const token of [newToken(), "short", 42]) {
+        expect((await said(token as string)).slice(0, 2)).toEqual([404, "not_found"]);
+      }
+      for (const { id } of [paid, withdrawn, expired]) expect(await openedAt(id)).toBeNull();
+    });
+
+    it("refuses a way to pay the offer was not sent with, and a seat in a cohort no longer open, before anything reaches Stripe", async () => {
+      const { token } = await offerWith();
+      for (const option of ["plan:0", "plan:7", "monthly", 1]) {
+        const { status, body } = await open({ token, option });
+        expect([status, body.code], String(option)).toEqual([400, "bad_option"]);
+      }
+      const late = await offerWith({ cohort_start: "2020-01-06" });
+      const { status, body } = await open({ token: late.token, option: "in_full" });
+      expect([status, body.code]).toEqual([409, "cohort_closed"]);
+      const { data } = await service.from("coached_offers").select("checkout_session_id").eq("id", late.id).single();
+      expect(data!.checkout_session_id).toBeNull();
+    });
+  });
 });

@@ -3,7 +3,7 @@
  * a page. Netlify serves an existing file before a rule, Cloudflare Pages applies a matching rule
  * first (workers-sdk asset-server handler: the redirect matcher runs before the asset lookup), so
  * each built checkout page must be named, as itself, before the splat that sends every other key
- * to the key lookup page.
+ * to the key lookup page. Every coached offer's link, /offer/<token>, reaches the one offer page.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -34,6 +34,16 @@ describe("public/_redirects", () => {
       "/checkout/NOPE",
     ]) {
       expect(rewriteOf(rules, path), path).toBe(SHELL_PATH);
+    }
+  });
+
+  it("sends every offer link to the offer page, which reads the token from the address", () => {
+    for (const path of [
+      `/offer/${"A".repeat(43)}`,
+      "/offer/Zz09_-Zz09_-Zz09_-Zz09_-Zz09_-Zz09_-Zz09_-x",
+      "/offer/link",
+    ]) {
+      expect(rewriteOf(rules, path), path).toBe("/offer/link");
     }
   });
 

@@ -38,12 +38,25 @@ export interface Database extends Sql {
   close(): Promise<void>;
 }
 
+/** Postgres's type oid of bytea. */
+const BYTEA = 17;
+
+/**
+ * A bytea parameter in Postgres's text input form. PGlite's own serializer takes bytes only, but
+ * PostgREST, and node-postgres on the PostgreSQL path, send a filter's value as text that the server
+ * reads as the column's type: `token_hash=eq.\x9f…` compares bytea with bytea on both.
+ */
+function byteaText(value: unknown): string {
+  if (typeof value === "string") return value;
+  return `\\x${Buffer.from(value as Uint8Array).toString("hex")}`;
+}
+
 /**
  * Opens PGlite in `dataDir` (kept across restarts) or in memory when none is given, with the
  * extensions the migrations create that Supabase offers: pgcrypto and pg_trgm (the desk's search).
  */
 export async function openPglite(dataDir?: string): Promise<Database> {
-  const db = await PGlite.create({ dataDir, extensions: { pgcrypto, pg_trgm } });
+  const db = await PGlite.create({ dataDir, extensions: { pgcrypto, pg_trgm }, serializers: { [BYTEA]: byteaText } });
   return {
     query: (text, params) => db.query(text, params) as never,
     exec: (text) => db.exec(text),
