@@ -339,9 +339,11 @@ export interface ReviewFacts {
   /** What the payment (or the failed refund) was, in the smallest unit. */
   amountCents: number | null;
   currency: string | null;
-  /** The program's price in the catalogue. */
-  priceCents: number;
+  /** What it should have been: the program's price in the catalogue, or the coached offer's amount (null when no sent offer says). */
+  priceCents: number | null;
   priceCurrency: string;
+  /** Whether it paid a coached offer (docs/coached-offers.md) rather than the program's checkout. */
+  offer?: boolean;
   reason: string;
 }
 
@@ -365,7 +367,7 @@ export function paymentReviewEmail(to: string, review: ReviewFacts): Email {
       {
         p: refund
           ? `Stripe could not return ${amount} to ${buyer} for ${review.programName}: the money is back in your Stripe balance, and the buyer has not been paid back. Refund them another way and let them know.`
-          : `A payment of ${amount} for ${review.programName} is not the program's price (${formatCents(review.priceCents, review.priceCurrency)}), so ${buyer} was given no access. Check it in Stripe's dashboard: refund it, or ask the buyer to buy through the site.`,
+          : `A payment of ${amount} for ${review.programName} is not ${review.offer ? "what the coached offer asked" : "the program's price"}${review.priceCents === null ? "" : ` (${formatCents(review.priceCents, review.priceCurrency)})`}, so ${buyer} was given no access. Check it in Stripe's dashboard: refund it, or ${review.offer ? "send the applicant a new offer" : "ask the buyer to buy through the site"}.`,
       },
       {
         facts: [

@@ -8,7 +8,7 @@
  * offer's page sends the token, and the function finds the offer by its hash.
  */
 import { openCohorts } from "../../packages/shared/cohort.ts";
-import { offerPayment, type OfferPayment } from "../../packages/shared/offer-options.ts";
+import { offerPayment, type OfferPayment, type PaymentOption } from "../../packages/shared/offer-options.ts";
 import type { CatalogueOffer, CatalogueProduct } from "./catalogue.ts";
 import { sha256Hex } from "./digest.ts";
 
@@ -148,6 +148,18 @@ export function offerStripeKeys(offerId: string): {
     membership: `${base}_membership`,
   };
 }
+
+/** The sent option `choice` names (`in_full`, `plan:<index>`, as the offer's checkout puts it in the session), or null. */
+export function optionOf(payment: OfferPayment, choice: unknown): PaymentOption | null {
+  if (choice === "in_full") return payment.options.find((o) => o.kind === "in_full") ?? null;
+  const plan = typeof choice === "string" ? /^plan:(\d{1,2})$/.exec(choice) : null;
+  const option = plan ? payment.options[Number(plan[1])] : undefined;
+  return option?.kind === "plan" ? option : null;
+}
+
+/** What choosing `option` charges at checkout: the price in full, or a plan's first payment. */
+export const firstPayment = (option: PaymentOption): number =>
+  option.kind === "in_full" ? option.amountCents : option.instalmentsCents[0]!;
 
 /** Whether `token` is shaped like one newOfferToken makes (checked before any look-up). */
 export const OFFER_TOKEN = /^[A-Za-z0-9_-]{43}$/;

@@ -28,7 +28,7 @@ import { readJson } from "../_shared/body.ts";
 import { BUSINESS_EMAIL, CATALOGUE, COACHED_OFFERS, TIME_ZONE } from "../_shared/catalogue.ts";
 import { crossSiteRefusal, parseOrigins, preflight, withCors } from "../_shared/cors.ts";
 import { ConfigError, type Env, type FunctionVariable, json, required } from "../_shared/env.ts";
-import { OFFER_TOKEN, offerStripeKeys, offerTokenHash } from "../_shared/offers.ts";
+import { firstPayment, OFFER_TOKEN, offerStripeKeys, offerTokenHash, optionOf } from "../_shared/offers.ts";
 import { clientAddress, type Limit, overLimit, tooMany } from "../_shared/rate-limit.ts";
 import { customerFor, type Stripe, stripeClient } from "../_shared/stripe.ts";
 import { adminClient } from "../_shared/supabase-admin.ts";
@@ -122,14 +122,6 @@ export function closedReason(offer: OfferRow, now: Date): { code: string; error:
   return null;
 }
 
-/** The sent option `choice` names (`in_full`, `plan:<index>`), or null. */
-export function optionOf(payment: OfferPayment, choice: unknown): PaymentOption | null {
-  if (choice === "in_full") return payment.options.find((o) => o.kind === "in_full") ?? null;
-  const plan = typeof choice === "string" ? /^plan:(\d{1,2})$/.exec(choice) : null;
-  const option = plan ? payment.options[Number(plan[1])] : undefined;
-  return option?.kind === "plan" ? option : null;
-}
-
 /**
  * The Checkout line item for `option`: the offer's lookup-key price when it charges what content
  * says, otherwise an inline price of the offer's product at the amount sent (monthly for a plan).
@@ -141,7 +133,7 @@ async function lineItem(
   currency: string,
 ): Promise<Stripe.Checkout.SessionCreateParams.LineItem> {
   const keys = offerStripeKeys(offerKey);
-  const amount = option.kind === "in_full" ? option.amountCents : option.instalmentsCents[0]!;
+  const amount = firstPayment(option);
   const recurring = option.kind === "plan";
   const lookup =
     option.kind === "in_full"

@@ -7,13 +7,17 @@
  * upserts the customer and the order and queues the e-mail the event calls for, in one
  * transaction; then the queued e-mails go out (./emails.ts). Every step is idempotent, so a redelivery or a concurrent delivery cannot add a second order or user, and
  * the database keeps an order's status from moving backwards when events arrive out of order.
+ * A session that pays a coached offer (metadata `offer_id`, functions/offer/handler.ts) is checked
+ * against the offer as sent instead of the program's price, and marks the offer paid.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { BUSINESS_EMAIL, CATALOGUE, type CatalogueProduct } from "../_shared/catalogue.ts";
 import { disputeEmail, paymentReviewEmail } from "../_shared/emails.ts";
 import { orderReference } from "../_shared/order-reference.ts";
 import { type Email, sendEmail } from "../_shared/mail.ts";
+import { firstPayment, optionOf } from "../_shared/offers.ts";
 import { sessionCohort } from "../_shared/session-cohort.ts";
+import type { OfferPayment } from "../../packages/shared/offer-options.ts";
 import { ATTRIBUTION_KEYS } from "../../packages/shared/checkout-request.ts";
 import type { Env } from "../_shared/env.ts";
 import type { Stripe } from "../_shared/stripe.ts";
@@ -200,6 +204,58 @@ export async function paymentProblem(
   return null;
 }
 
+/** A coached offer as the webhook checks a payment against it. */
+interface OfferRow {
+  id: string;
+  product_key: string;
+  payment: OfferPayment;
+  paid_at: string | null;
+  checkout_session_id: string | null;
+}
+
+/**
+ * Why `session` does not pay its coached offer as sent, with the amount the offer asked; a null
+ * problem when it does. The offer's chosen way to pay (metadata `offer_option`) names the amount:
+ * the price in full, or a plan's first payment, in the program's currency. An offer paid already
+ * through another session is a problem too: the second payment is held for someone to refund.
+ */
+export async function offerProblem(
+  admin: SupabaseClient,
+  session: Stripe.Checkout.Session,
+  product: CatalogueProduct,
+): Promise<{ problem: string | null; expected: number | null }> {
+  const paid = `${session.amount_total ?? "no amount"} ${session.currency ?? "(no currency)"}`;
+  const { data, error } = await admin
+    .from("coached_offers")
+    .select("id, product_key, payment, paid_at, checkout_session_id")
+    .eq("id", session.metadata?.offer_id ?? "")
+    .maybeSingle();
+  if (error && error.code !== "22P02")
+    throw new RetryableError(`Reading the offer of ${session.id} failed: ${error.message}`);
+  const offer = data as OfferRow | null;
+  if (!offer)
+    return { problem: `paid ${paid} for offer ${session.metadata?.offer_id}, which was never sent`, expected: null };
+  const option = optionOf(offer.payment, session.metadata?.offer_option);
+  if (!option || offer.product_key !== product.key) {
+    return { problem: `paid ${paid} for a way to pay offer ${offer.id} was not sent with`, expected: null };
+  }
+  const expected = firstPayment(option);
+  const mode = option.kind === "in_full" ? "payment" : "subscription";
+  if (session.mode !== mode)
+    return {
+      problem: `paid ${paid} in ${session.mode} mode; the offer's ${option.kind} is paid in ${mode} mode`,
+      expected,
+    };
+  if (session.currency !== product.currency) return { problem: `paid ${paid}, not in ${product.currency}`, expected };
+  if (session.amount_total !== expected) {
+    return { problem: `paid ${paid}; offer ${offer.id} asks ${expected} ${product.currency}`, expected };
+  }
+  if (offer.paid_at && offer.checkout_session_id !== session.id) {
+    return { problem: `paid ${paid}; offer ${offer.id} was paid already through another session`, expected };
+  }
+  return { problem: null, expected };
+}
+
 /**
  * Keeps `event` for someone to look at (supabase/migrations/20261130000100_payment_reviews.sql):
  * a payment that was not the program's price, which gets no order, account or access; or a
@@ -215,6 +271,8 @@ async function holdForReview(
     amount: session.amount_total,
     currency: session.currency,
   },
+  /** What the payment should have been, when not the program's price (a coached offer's). */
+  expected: number | null = product.priceCents,
 ): Promise<Outcome> {
   const customerId = typeof session.customer === "string" ? session.customer : (session.customer?.id ?? null);
   const { error } = await deps.admin.from("stripe_payment_reviews").upsert(
@@ -227,7 +285,7 @@ async function holdForReview(
       product_key: product.key,
       amount_total: paid.amount,
       currency: paid.currency,
-      expected_amount: product.priceCents,
+      expected_amount: expected,
       expected_currency: product.currency,
       reason: problem.slice(0, 1000),
     },
@@ -237,7 +295,7 @@ async function holdForReview(
   console.error(
     `stripe-webhook held ${event.type} ${event.id} for review: session ${session.id} for ${product.key}: ${problem}.`,
   );
-  if (deps.mail) await notifyReview(event, session, product, problem, paid, deps.admin, deps.mail);
+  if (deps.mail) await notifyReview(event, session, product, problem, paid, expected, deps.admin, deps.mail);
   return "held";
 }
 
@@ -279,6 +337,7 @@ function notifyReview(
   product: CatalogueProduct,
   problem: string,
   paid: { amount: number | null; currency: string | null },
+  expected: number | null,
   admin: SupabaseClient,
   mail: Env,
 ): Promise<void> {
@@ -297,8 +356,9 @@ function notifyReview(
       email: session.customer_details?.email ?? session.customer_email ?? null,
       amountCents: paid.amount,
       currency: paid.currency,
-      priceCents: product.priceCents,
+      priceCents: expected,
       priceCurrency: product.currency,
+      offer: Boolean(session.metadata?.offer_id),
       reason: problem,
     }),
   );
@@ -333,15 +393,23 @@ async function recordSession(
     log(`Skipped ${event.type} ${event.id}: session ${session.id} is not a checkout of this site.`);
     return "ignored";
   }
-  // What grants access (a payment, or one on its way) must be the program's price.
+  // What grants access (a payment, or one on its way) must be the program's price, or the offer's.
+  const offerId = session.metadata?.offer_id;
   if (status === "completed" || status === "pending") {
-    const problem = await paymentProblem(deps.stripe, session, product);
-    if (problem) return holdForReview(event, session, product, problem, deps);
+    if (offerId) {
+      const { problem, expected } = await offerProblem(deps.admin, session, product);
+      if (problem) return holdForReview(event, session, product, problem, deps, undefined, expected);
+    } else {
+      const problem = await paymentProblem(deps.stripe, session, product);
+      if (problem) return holdForReview(event, session, product, problem, deps);
+    }
   }
   const buyerEmail = status === "canceled" ? null : email!;
   const prepared = await prepare(deps.admin, event.id, buyerEmail);
   if (prepared.duplicate) {
-    // Recorded before; its e-mails may still be queued (the last delivery met a mail outage).
+    // Recorded before; the offer may still be unmarked and its e-mails queued (the last delivery
+    // met an outage after the order was recorded).
+    if (offerId && status === "completed") await markOfferPaid(deps.admin, offerId, session.id);
     await sendEmails(session.id, deps, log);
     return "duplicate";
   }
@@ -377,8 +445,23 @@ async function recordSession(
     p_cohort_start: sessionCohort(session, product),
   });
   if (error) throw new RetryableError(`Recording ${event.type} ${event.id} failed: ${error.message}`);
+  if (offerId && status === "completed") await markOfferPaid(deps.admin, offerId, session.id);
   await sendEmails(session.id, deps, log);
   return data as Outcome;
+}
+
+/**
+ * Marks the offer `session` paid, once: its link is used from now on (functions/offer/handler.ts),
+ * and the desk lists it as paid. After the order is recorded, so a failure here is retried by
+ * Stripe's redelivery, which finds the order recorded and marks the offer then.
+ */
+async function markOfferPaid(admin: SupabaseClient, offerId: string, sessionId: string): Promise<void> {
+  const { error } = await admin
+    .from("coached_offers")
+    .update({ paid_at: new Date().toISOString(), checkout_session_id: sessionId })
+    .eq("id", offerId)
+    .is("paid_at", null);
+  if (error) throw new RetryableError(`Marking offer ${offerId} paid failed: ${error.message}`);
 }
 
 /**

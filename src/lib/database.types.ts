@@ -16,6 +16,10 @@ export type Database = {
       /** Coached offers sent to applicants (docs/coached-offers.md). Written by the functions only; admins read them through desk_offers. */
       coached_offers: {
         Row: {
+          /** The latest Stripe Checkout Session opened for the offer; an earlier one is expired at Stripe first. */
+          checkout_session_id: string | null;
+          /** The way to pay that session is for: in_full, or plan:<index in payment.options>. */
+          chosen_option: string | null;
           cohort_start: string | null;
           created_at: string;
           created_by: string | null;
@@ -333,7 +337,8 @@ export type Database = {
           email: string | null;
           event_id: string;
           event_type: string;
-          expected_amount: number;
+          /** What the payment should have been: the program's price, or the coached offer's amount; null when no sent offer says. */
+          expected_amount: number | null;
           expected_currency: string;
           notified_at: string | null;
           notify_error: string | null;

@@ -19,6 +19,7 @@ import { CATALOGUE, COACHED_OFFERS, TIME_ZONE } from "../../functions/_shared/ca
 import { cohortOn, dayIn } from "../../packages/shared/cohort.ts";
 import { offerPayment } from "../../packages/shared/offer-options.ts";
 import { logTallies, Tally } from "../support/hostile.ts";
+import { checkoutSession, signEvent, stripeEvent } from "../support/stripe-events.ts";
 
 const ai = COACHED_OFFERS.find((offer) => offer.id === "ai-advisor-accelerator")!;
 
@@ -428,6 +429,98 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
       expect([status, body.code]).toEqual([409, "cohort_closed"]);
       const { data } = await service.from("coached_offers").select("checkout_session_id").eq("id", late.id).single();
       expect(data!.checkout_session_id).toBeNull();
+    });
+  });
+
+  describe("paying an offer (functions/stripe-webhook)", () => {
+    const underpaid = new Tally("offer payments not as sent");
+    afterAll(() => logTallies(underpaid));
+
+    const deliver = async (type: string, session: ReturnType<typeof checkoutSession>) => {
+      const { payload, signature } = await signEvent(stripeEvent(type, session), stack.stripe.webhookSecret);
+      const response = await fetch(`${stack.url}/functions/v1/stripe-webhook`, {
+        method: "POST",
+        headers: { "content-type": "application/json; charset=utf-8", "stripe-signature": signature },
+        body: payload,
+      });
+      return { status: response.status, outcome: ((await response.json()) as { outcome?: string }).outcome };
+    };
+    /** The session the offer's checkout opens for `option`, paid. */
+    const paying = (id: string, email: string, amount: number, extra: Record<string, string> = {}) =>
+      checkoutSession(email, {
+        amount_subtotal: amount,
+        amount_total: amount,
+        metadata: {
+          product_key: "AI_ACCELERATOR",
+          offer_id: id,
+          offer_option: "in_full",
+          cohort_start: "2027-01-11",
+          ...extra,
+        },
+      });
+    const ordersOf = async (sessionId: string) =>
+      (
+        await stack.db.query<{ status: string; amount_total: number; cohort_start: string }>(
+          "select status::text, amount_total, cohort_start::text from public.stripe_orders where checkout_session_id = $1",
+          [sessionId],
+        )
+      ).rows;
+    const statusOf = async (id: string) =>
+      (await service.from("desk_offers").select("status").eq("id", id).single()).data!.status as string;
+    const held = async (sessionId: string) =>
+      (
+        await stack.db.query<{ expected_amount: number; reason: string }>(
+          "select expected_amount, reason from public.stripe_payment_reviews where checkout_session_id = $1",
+          [sessionId],
+        )
+      ).rows;
+
+    it("records an offer paid in full as the program's order in its cohort, once, and marks the offer paid", async () => {
+      const email = "paid-in-full@example.com";
+      const id = await insert({ email });
+      const session = paying(id, email, 3500000);
+      expect(await deliver("checkout.session.completed", session)).toEqual({ status: 200, outcome: "recorded" });
+      expect(await ordersOf(session.id)).toEqual([
+        { status: "completed", amount_total: 3500000, cohort_start: "2027-01-11" },
+      ]);
+      expect(await statusOf(id)).toBe("paid");
+      // Stripe's redelivery changes nothing.
+      expect(await deliver("checkout.session.completed", session)).toMatchObject({ status: 200 });
+      expect(await ordersOf(session.id)).toHaveLength(1);
+    });
+
+    it("holds a payment that is not what the chosen way to pay asks, or for an offer never sent, or a second payment of a paid offer: no order, the offer unchanged", async () => {
+      const email = "not-as-sent@example.com";
+      const id = await insert({ email });
+      const cases = [
+        [paying(id, email, 3000000), 3500000, /offer .* asks 3500000 usd/],
+        [
+          paying(id, email, 600000, { offer_option: "plan:1" }),
+          600000,
+          /in payment mode; the offer's plan is paid in subscription mode/,
+        ],
+        [paying(id, email, 600000, { offer_option: "plan:4" }), null, /was not sent with/],
+        [paying("00000000-0000-4000-8000-000000000000", email, 3500000), null, /never sent/],
+        [paying("not-a-uuid", email, 3500000), null, /never sent/],
+      ] as const;
+      for (const [session, expected, reason] of cases) {
+        const answer = await deliver("checkout.session.completed", session);
+        underpaid.count(answer.outcome !== "held");
+        expect(answer).toEqual({ status: 200, outcome: "held" });
+        expect(await ordersOf(session.id)).toEqual([]);
+        expect(await held(session.id)).toEqual([{ expected_amount: expected, reason: expect.stringMatching(reason) }]);
+      }
+      expect(await statusOf(id)).toBe("sent");
+
+      const first = paying(id, email, 3500000);
+      expect((await deliver("checkout.session.completed", first)).outcome).toBe("recorded");
+      const second = paying(id, email, 3500000);
+      const again = await deliver("checkout.session.completed", second);
+      underpaid.count(again.outcome !== "held");
+      expect(again.outcome).toBe("held");
+      expect(await held(second.id)).toEqual([
+        { expected_amount: 3500000, reason: expect.stringMatching(/paid already through another session/) },
+      ]);
     });
   });
 });

@@ -321,6 +321,8 @@ describe.each(BACKENDS)("on $name", (backend) => {
         order by 1, 2`);
       expect(offers.rows.map((r) => `${r.privilege} ${r.column}`)).toEqual(
         [
+          "checkout_session_id",
+          "chosen_option",
           "cohort_start",
           "created_at",
           "created_by",
