@@ -16,6 +16,7 @@ import * as objects from "./objects.ts";
 import { invalid, noSuch, type Params, parseForm, Reader, StripeError } from "./params.ts";
 import type { Origin, Payments } from "./payments.ts";
 import { missing, type Need, PERMISSION_OF, permissionDenied } from "./permissions.ts";
+import { BILLING_ROUTES } from "./billing-api.ts";
 import { accountIdOf } from "./receipts.ts";
 import { type Collection, newId, type Store, type Stored, type StripeObject } from "./store.ts";
 
@@ -28,21 +29,23 @@ export interface ApiContext {
   /** The stack's URL: where the hosted checkout page is. */
   url: string;
   checkoutPath: string;
+  /** Where the customer portal's sessions are (`url` of a portal session). */
+  portalPath: string;
   /** Where a restricted key's permissions are shown (the local dashboard), for a permission refusal. */
   keysUrl: string;
 }
 
-interface Call {
+export interface Call {
   reader: Reader;
   ctx: ApiContext;
   origin: Origin;
   match: string[];
 }
 
-type Handler = (call: Call) => StripeObject | objects.ListAnswer;
+export type Handler = (call: Call) => StripeObject | objects.ListAnswer | { id: string; object: string; deleted: true };
 
-interface Route {
-  method: "GET" | "POST";
+export interface Route {
+  method: "GET" | "POST" | "DELETE";
   pattern: RegExp;
   handle: Handler;
   /** The object it answers (a list's items), whose `expand[]` paths it follows. */
@@ -56,7 +59,7 @@ interface Route {
  * session: PaymentIntents and Charges).
  */
 function needsOf(route: Route, method: string, params: Params): Need[] {
-  const needs: Need[] = [{ permission: PERMISSION_OF[route.object], access: method === "POST" ? "write" : "read" }];
+  const needs: Need[] = [{ permission: PERMISSION_OF[route.object], access: method === "GET" ? "read" : "write" }];
   const paths = Array.isArray(params.expand) ? params.expand.filter((p): p is string => typeof p === "string") : [];
   for (const path of paths) {
     const parts = path.split(".");
@@ -134,7 +137,7 @@ export async function handleApi(request: Request, ctx: ApiContext): Promise<Resp
 
   let params: Params;
   try {
-    const body = method === "POST" ? await request.text() : "";
+    const body = method === "GET" ? "" : await request.text();
     params = { ...parseForm(url.search.slice(1)), ...parseForm(body) };
   } catch {
     return fail(invalid("Invalid request body."));
@@ -175,7 +178,7 @@ export async function handleApi(request: Request, ctx: ApiContext): Promise<Resp
     const result = route.handle({ reader, ctx, origin: { id: requestId, idempotency_key: idempotencyKey }, match });
     const body = JSON.stringify(result, null, 2);
     if (idempotencyKey) idempotency[idempotencyKey] = { fingerprint, status: 200, body, at: nowMs };
-    if (method === "POST") ctx.store.save();
+    if (method !== "GET") ctx.store.save();
     return answer(200, body);
   } catch (error) {
     // Stripe keeps no idempotent result for a request refused before it ran (a validation error).
@@ -222,7 +225,7 @@ function createdFilter(reader: Reader): (object: StripeObject) => boolean {
 }
 
 /** A list endpoint: filter, page, expand. */
-function list(
+export function list(
   call: Call,
   collection: Collection,
   url: string,
@@ -240,7 +243,7 @@ function list(
 }
 
 /** A retrieve endpoint: the object, expanded. */
-function retrieve(call: Call, collection: Collection, objectName: string = collection) {
+export function retrieve(call: Call, collection: Collection, objectName: string = collection) {
   const { reader, ctx, match } = call;
   const expandPaths = reader.expand();
   reader.done();
@@ -252,17 +255,17 @@ function retrieve(call: Call, collection: Collection, objectName: string = colle
 }
 
 /** An answer of a changed object, with the `expand[]` the request asked for. */
-function expanded(object: StripeObject, paths: string[], store: Store) {
+export function expanded(object: StripeObject, paths: string[], store: Store) {
   const answer = structuredClone(object);
   objects.expand(answer, paths, store);
   return answer;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const email = (value: string | null | undefined, param: string) => {
+function email(value: string | null | undefined, param: string) {
   if (value && !EMAIL.test(value)) throw invalid(`Invalid email address: ${value}`, param, "email_invalid");
   return value;
-};
+}
 
 /** The attributes of `before` that differ in `after`: an `*.updated` event's `previous_attributes`. */
 function changed(before: StripeObject, after: StripeObject): Record<string, unknown> {
@@ -415,6 +418,7 @@ const createPrice: Handler = ({ reader, ctx, origin }) => {
     throw invalid("You may only specify one of these parameters: unit_amount, unit_amount_decimal.", "unit_amount");
   }
   if (amount === undefined) throw invalid("Missing required param: unit_amount.", "unit_amount", "parameter_missing");
+  const recurring = readRecurring(reader);
   reader.done();
   if (lookupKey) claimLookupKey(ctx, lookupKey, transfer, null, origin);
   if (productData) {
@@ -430,6 +434,7 @@ const createPrice: Handler = ({ reader, ctx, origin }) => {
     metadata,
     active,
     taxBehavior,
+    recurring,
   });
   ctx.store.put("price", made);
   ctx.payments.emit("price.created", made, origin);
@@ -499,11 +504,16 @@ function customerFields(reader: Reader, target: StripeObject) {
 
 const createCustomer: Handler = ({ reader, ctx, origin }) => {
   const expandPaths = reader.expand();
-  const made = objects.customer({});
+  const clockId = reader.string("test_clock");
+  const clock = clockId ? ctx.store.get("test_helpers.test_clock", clockId) : undefined;
+  if (clockId && !clock) throw noSuch("test_helpers.test_clock", clockId, "test_clock");
+  const made = objects.customer({
+    testClock: clock ? { id: clock.id, frozenTime: clock.frozen_time as number } : null,
+  });
   customerFields(reader, made);
   reader.done();
   ctx.store.put("customer", made);
-  ctx.payments.emit("customer.created", made, origin);
+  ctx.payments.emit("customer.created", made, origin, undefined, made.created);
   return expanded(made, expandPaths, ctx.store);
 };
 
@@ -544,10 +554,85 @@ function checkUrl(value: string, param: string): string {
 const MIN_EXPIRY_S = 30 * 60;
 const MAX_EXPIRY_S = 24 * 60 * 60;
 
+/** Stripe's billing intervals, and the longest a price's may be ("Maximum of three years interval allowed"). */
+const INTERVALS = ["day", "month", "week", "year"] as const;
+const MAX_INTERVAL_COUNT: Record<(typeof INTERVALS)[number], number> = { day: 1095, week: 156, month: 36, year: 3 };
+
+/** `recurring[...]` of a price: its interval and count, as Stripe checks them. */
+function readRecurring(reader: Reader): { interval: string; intervalCount: number } | undefined {
+  const recurring = reader.object("recurring");
+  if (!recurring) return undefined;
+  const interval = recurring.oneOf("interval", INTERVALS, { required: true })!;
+  const intervalCount = recurring.integer("interval_count", { min: 1 }) ?? 1;
+  const usageType = recurring.oneOf("usage_type", ["licensed", "metered"]);
+  if (usageType === "metered") {
+    throw invalid("The local Stripe stand-in supports only licensed recurring prices.", recurring.path("usage_type"));
+  }
+  recurring.done();
+  if (intervalCount > MAX_INTERVAL_COUNT[interval]) {
+    throw invalid(
+      "Maximum of three years interval allowed (3 years, 36 months, or 156 weeks).",
+      recurring.path("interval_count"),
+    );
+  }
+  return { interval, intervalCount };
+}
+
+/**
+ * A line item's `price_data`: a new price made for the session, with its product. Stripe makes it
+ * as a Price of its own that the line item and the subscription show (the stand-in keeps it,
+ * inactive so it is not offered again, and sends no event for it: its reading of Stripe's).
+ */
+function inlinePrice(data: Reader, ctx: ApiContext): StripeObject {
+  const currency = data.string("currency", { required: true })!.toLowerCase();
+  const productId = data.string("product");
+  if (data.has("product_data")) {
+    throw invalid("The local Stripe stand-in takes `price_data` with a `product` only.", data.path("product_data"));
+  }
+  if (productId === undefined) {
+    throw invalid("You must specify either `product` or `product_data` when creating a price.", data.path("product"));
+  }
+  const unitAmount = data.integer("unit_amount", { min: 0 });
+  if (unitAmount === undefined) {
+    throw invalid(
+      `Missing required param: ${data.path("unit_amount")}.`,
+      data.path("unit_amount"),
+      "parameter_missing",
+    );
+  }
+  const recurring = readRecurring(data);
+  const taxBehavior = data.oneOf("tax_behavior", ["exclusive", "inclusive", "unspecified"]);
+  data.done();
+  const product = ctx.store.get("product", productId!);
+  if (!product) throw noSuch("product", productId!, data.path("product"));
+  const made = objects.price({ product: product.id, currency, unitAmount, recurring, taxBehavior, active: false });
+  return made;
+}
+
+/** `custom_text[...]`: each a `{ message }` shown on the page (Session `custom_text`). */
+function readCustomText(reader: Reader): Record<string, { message: string } | null> | undefined {
+  const text = reader.object("custom_text");
+  if (!text) return undefined;
+  const out: Record<string, { message: string } | null> = {};
+  for (const field of ["after_submit", "shipping_address", "submit", "terms_of_service_acceptance"]) {
+    const entry = text.object(field);
+    if (!entry) {
+      out[field] = null;
+      continue;
+    }
+    out[field] = { message: entry.string("message", { required: true, max: 1200 })! };
+    entry.done();
+  }
+  text.done();
+  return out;
+}
+
 const createSession: Handler = ({ reader, ctx }) => {
   const expandPaths = reader.expand();
   const mode = reader.oneOf("mode", ["payment", "setup", "subscription"]) ?? "payment";
-  if (mode !== "payment") throw invalid("The local Stripe stand-in supports only mode=payment.", "mode");
+  if (mode === "setup") {
+    throw invalid("The local Stripe stand-in supports only mode=payment and mode=subscription.", "mode");
+  }
   const uiMode = reader.oneOf("ui_mode", ["elements", "embedded_page", "form", "hosted_page"]);
   if (uiMode && uiMode !== "hosted_page") {
     throw invalid("The local Stripe stand-in supports only ui_mode=hosted_page.", "ui_mode");
@@ -558,6 +643,10 @@ const createSession: Handler = ({ reader, ctx }) => {
     throw invalid("You may only specify one of these parameters: customer, customer_email.", "customer_email");
   }
   const customerCreation = reader.oneOf("customer_creation", ["always", "if_required"]);
+  // Session `customer_creation`: "Can only be set in `payment` and `setup` mode" (subscription mode always makes one).
+  if (customerCreation && mode === "subscription") {
+    throw invalid("`customer_creation` can only be used in `payment` or `setup` mode.", "customer_creation");
+  }
   if (customerCreation && customerId !== undefined) {
     throw invalid("You may only specify one of these parameters: customer, customer_creation.", "customer_creation");
   }
@@ -569,12 +658,15 @@ const createSession: Handler = ({ reader, ctx }) => {
         `payment_method_types[${i}]`,
       );
     }
+    if (mode === "subscription" && type !== "card") {
+      throw invalid("The local Stripe stand-in takes subscriptions by card only.", `payment_method_types[${i}]`);
+    }
   }
   const items = reader.list("line_items", { max: 100 });
   if (!items || items.length === 0) {
     throw invalid("Missing required param: line_items.", "line_items", "parameter_missing");
   }
-  const lines: { price: StripeObject; quantity: number }[] = [];
+  const lines: { price: StripeObject; quantity: number; inline: boolean }[] = [];
   items.forEach((item, i) => {
     const prefix = `line_items[${i}]`;
     if (typeof item !== "object" || Array.isArray(item)) throw invalid("Invalid object", prefix);
@@ -582,42 +674,56 @@ const createSession: Handler = ({ reader, ctx }) => {
     if (!line.has("price") && !line.has("price_data")) {
       throw invalid("You must provide one of `price` or `price_data` for each line item when using prices.", prefix);
     }
-    if (line.has("price_data")) {
-      throw invalid("The local Stripe stand-in supports line items with a `price` only.", `${prefix}[price_data]`);
+    if (line.has("price") && line.has("price_data")) {
+      throw invalid("You may only specify one of these parameters: price, price_data.", `${prefix}[price]`);
     }
-    const priceId = line.string("price", { required: true })!;
+    const data = line.object("price_data");
+    const priceId = data ? undefined : line.string("price", { required: true })!;
     if (!line.has("quantity"))
       throw invalid(`Quantity is required. Add \`quantity\` to \`${prefix}\``, `${prefix}[quantity]`);
     const quantity = line.integer("quantity", { min: 1, max: 999_999 })!;
+    const found = data ? inlinePrice(data, ctx) : ctx.store.get("price", priceId!);
     line.done();
-    const found = ctx.store.get("price", priceId);
-    if (!found) throw noSuch("price", priceId, `${prefix}[price]`);
-    if (!found.active) {
+    if (!found) throw noSuch("price", priceId!, `${prefix}[price]`);
+    if (!data && !found.active) {
       throw invalid("The price specified is inactive. This field only accepts active prices.", `${prefix}[price]`);
     }
     // An active price of an archived product cannot be sold either (Stripe answers this, without a code).
     if (ctx.store.get("product", found.product as string)?.active === false) {
       throw invalid(
         `Price \`${found.id}\` is not available to be purchased because its product is not active.`,
-        `${prefix}[price]`,
+        data ? `${prefix}[price_data][product]` : `${prefix}[price]`,
       );
     }
-    lines.push({ price: found, quantity });
+    lines.push({ price: found, quantity, inline: Boolean(data) });
   });
   const currency = lines[0]!.price.currency as string;
   if (lines.some((l) => l.price.currency !== currency)) {
     throw invalid("All prices on a Checkout Session must have the same currency.", "line_items");
   }
+  checkModeOfPrices(mode, lines);
   const successUrl = checkUrl(reader.string("success_url", { required: true, max: 5000 })!, "success_url");
   const cancelRaw = reader.string("cancel_url", { max: 5000 });
   const cancelUrl = cancelRaw ? checkUrl(cancelRaw, "cancel_url") : null;
   const clientReferenceId = reader.string("client_reference_id", { max: 200 }) ?? null;
   const metadata = reader.metadata() ?? {};
   const intentData = reader.object("payment_intent_data");
+  if (intentData && mode === "subscription") {
+    throw invalid("You can not pass `payment_intent_data` in `subscription` mode.", "payment_intent_data");
+  }
   const intentMetadata = intentData?.metadata() ?? {};
   const intentDescription = intentData?.string("description", { max: 1000 }) ?? null;
   const receiptEmail = intentData?.string("receipt_email") ?? null;
+  const setupFutureUsage = intentData?.oneOf("setup_future_usage", ["off_session", "on_session"]) ?? null;
   intentData?.done();
+  const subscriptionData = reader.object("subscription_data");
+  if (subscriptionData && mode === "payment") {
+    throw invalid("You can not pass `subscription_data` in `payment` mode.", "subscription_data");
+  }
+  const subscriptionMetadata = subscriptionData?.metadata() ?? {};
+  const subscriptionDescription = subscriptionData?.string("description", { max: 500 }) ?? null;
+  subscriptionData?.done();
+  const customText = readCustomText(reader);
   const created = objects.now();
   const expiresAt = reader.integer("expires_at") ?? created + MAX_EXPIRY_S;
   reader.done();
@@ -646,6 +752,8 @@ const createSession: Handler = ({ reader, ctx }) => {
   if (amount < 50 && currency === "usd") {
     throw invalid("The Checkout Session's total amount due must add up to at least $0.50 usd", "line_items");
   }
+  // Made only now that nothing is refused: a refused request changes nothing.
+  for (const line of lines) if (line.inline) ctx.store.put("price", line.price);
   const id = newId("cs_test");
   const session = objects.checkoutSession({
     id,
@@ -654,23 +762,71 @@ const createSession: Handler = ({ reader, ctx }) => {
     currency,
     customer: customerId ?? null,
     customerEmail: customerEmail ?? null,
-    customerCreation: customerId ? null : (customerCreation ?? "if_required"),
+    customerCreation: customerId || mode === "subscription" ? null : (customerCreation ?? "if_required"),
     clientReferenceId,
     successUrl,
     cancelUrl,
     metadata,
     expiresAt,
     created,
+    mode,
   });
+  if (customText) session.custom_text = customText;
+  if (mode === "subscription") {
+    // Subscriptions always collect a payment method (Session `payment_method_collection`, default `always`).
+    session.payment_method_collection = "always";
+    session.payment_method_types = ["card"];
+    session.payment_method_options = { card: { request_three_d_secure: "automatic" } };
+  }
   if (methodTypes && methodTypes.length > 0) session.payment_method_types = [...new Set(methodTypes)];
   ctx.store.put("checkout.session", session);
   ctx.store.state.checkout[id] = {
     lineItems,
     paymentIntentData: { metadata: intentMetadata, description: intentDescription, receiptEmail },
+    setupFutureUsage,
+    ...(mode === "subscription"
+      ? { subscriptionData: { metadata: subscriptionMetadata, description: subscriptionDescription } }
+      : {}),
   };
   // Stripe sends no event when a Checkout Session is made.
   return expanded(session, expandPaths, ctx.store);
 };
+
+/**
+ * Which prices a mode takes: payment mode one-time prices only, subscription mode at least one
+ * recurring price, all of one interval (Stripe's refusals, as its API answers them). The stand-in
+ * bills no one-time price in subscription mode (Stripe adds them to the first invoice).
+ */
+function checkModeOfPrices(mode: string, lines: { price: StripeObject }[]) {
+  const recurring = lines.filter((l) => l.price.type === "recurring");
+  if (mode === "payment" && recurring.length > 0) {
+    throw invalid(
+      "You specified `payment` mode but passed a recurring price. Either switch to `subscription` mode or use only one-time prices.",
+      "line_items",
+    );
+  }
+  if (mode !== "subscription") return;
+  if (recurring.length === 0) {
+    throw invalid(
+      "You must provide at least one recurring price in `subscription` mode when using prices.",
+      "line_items",
+    );
+  }
+  if (recurring.length < lines.length) {
+    throw invalid("The local Stripe stand-in takes only recurring prices in subscription mode.", "line_items");
+  }
+  const interval = (p: StripeObject) =>
+    JSON.stringify([(p.recurring as Recurring).interval, (p.recurring as Recurring).interval_count]);
+  if (recurring.some((l) => interval(l.price) !== interval(recurring[0]!.price))) {
+    // The stand-in's words: Stripe refuses prices of different intervals on one subscription.
+    throw invalid("Checkout does not support multiple prices with different billing intervals.", "line_items");
+  }
+}
+
+interface Recurring {
+  interval: string;
+  interval_count: number;
+}
 
 const listSessions: Handler = (call) => {
   const { reader } = call;
@@ -910,4 +1066,5 @@ const ROUTES: Route[] = [
   { method: "POST", pattern: new RegExp(`^/v1/disputes/${ID}/close$`), handle: closeDispute, object: "dispute" },
   { method: "GET", pattern: /^\/v1\/events$/, handle: listEvents, object: "event", list: true },
   { method: "GET", pattern: new RegExp(`^/v1/events/${ID}$`), handle: (c) => retrieve(c, "event"), object: "event" },
+  ...BILLING_ROUTES,
 ];

@@ -17,7 +17,14 @@ import type { Mailer } from "../mail.ts";
 import { PROJECT_ROOT } from "../project.ts";
 import { handleApi } from "./api.ts";
 import { createPayments, NO_REQUEST } from "./payments.ts";
-import { authenticationPath, CHECKOUT_PATH, STRIPE_PAGES_PATH, stripePage } from "./pages.ts";
+import {
+  authenticationPath,
+  CHECKOUT_PATH,
+  INVOICES_PATH,
+  PORTAL_PATH,
+  STRIPE_PAGES_PATH,
+  stripePage,
+} from "./pages.ts";
 import { DEPLOY_KEYS, type Permissions, type RestrictedKey } from "./permissions.ts";
 import { type CustomerEmails, createReceipts, RECEIPTS_PATH } from "./receipts.ts";
 import { openStore, type Delivery, type StripeObject } from "./store.ts";
@@ -129,6 +136,7 @@ export function createStripe(options: StripeOptions & { url: string; dataDir?: s
     refundFailureDelayMs: options.refundFailureDelayMs,
     disputeDecisionDelayMs: options.disputeDecisionDelayMs,
     authenticationUrl: (id) => `${options.url}${authenticationPath(id)}`,
+    invoiceUrl: (id) => `${options.url}${INVOICES_PATH}/${id}`,
   });
   // Sessions that expired while the stack was stopped expire now, as Stripe would have.
   payments.sweep();
@@ -175,6 +183,7 @@ export function createStripe(options: StripeOptions & { url: string; dataDir?: s
         payments,
         url: options.url,
         checkoutPath: CHECKOUT_PATH,
+        portalPath: PORTAL_PATH,
         keysUrl: `${options.url}${STRIPE_PAGES_PATH}`,
       }),
     page: (request) =>

@@ -63,7 +63,18 @@ export function price(input: {
   metadata?: Record<string, string>;
   active?: boolean;
   taxBehavior?: string;
+  /** A recurring price's interval (Price `recurring`, `type: recurring`); one-time without. */
+  recurring?: { interval: string; intervalCount: number } | null;
 }): StripeObject {
+  const recurring = input.recurring
+    ? {
+        interval: input.recurring.interval,
+        interval_count: input.recurring.intervalCount,
+        meter: null,
+        trial_period_days: null,
+        usage_type: "licensed",
+      }
+    : null;
   return {
     id: newId("price"),
     object: "price",
@@ -77,11 +88,11 @@ export function price(input: {
     metadata: input.metadata ?? {},
     nickname: input.nickname ?? null,
     product: input.product,
-    recurring: null,
+    recurring,
     tax_behavior: input.taxBehavior ?? "unspecified",
     tiers_mode: null,
     transform_quantity: null,
-    type: "one_time",
+    type: recurring ? "recurring" : "one_time",
     unit_amount: input.unitAmount,
     unit_amount_decimal: String(input.unitAmount),
   };
@@ -93,13 +104,15 @@ export function customer(input: {
   description?: string | null;
   phone?: string | null;
   metadata?: Record<string, string>;
+  /** A test clock's customer is made at the clock's frozen time. */
+  testClock?: { id: string; frozenTime: number } | null;
 }): StripeObject {
   return {
     id: newId("cus"),
     object: "customer",
     address: null,
     balance: 0,
-    created: now(),
+    created: input.testClock?.frozenTime ?? now(),
     currency: null,
     customer_account: null,
     default_source: null,
@@ -117,7 +130,7 @@ export function customer(input: {
     preferred_locales: [],
     shipping: null,
     tax_exempt: "none",
-    test_clock: null,
+    test_clock: input.testClock?.id ?? null,
   };
 }
 
@@ -157,6 +170,9 @@ export function checkoutSession(input: {
   expiresAt: number;
   created: number;
   id: string;
+  mode?: "payment" | "subscription";
+  /** `custom_text[submit][message]`: shown beside the pay button. */
+  submitMessage?: string | null;
 }): StripeObject {
   return {
     id: input.id,
@@ -179,7 +195,12 @@ export function checkoutSession(input: {
     currency: input.currency,
     currency_conversion: null,
     custom_fields: [],
-    custom_text: { after_submit: null, shipping_address: null, submit: null, terms_of_service_acceptance: null },
+    custom_text: {
+      after_submit: null,
+      shipping_address: null,
+      submit: input.submitMessage ? { message: input.submitMessage } : null,
+      terms_of_service_acceptance: null,
+    },
     customer: input.customer,
     customer_account: null,
     customer_creation: input.customerCreation,
@@ -205,7 +226,7 @@ export function checkoutSession(input: {
     locale: null,
     managed_payments: null,
     metadata: input.metadata,
-    mode: "payment",
+    mode: input.mode ?? "payment",
     origin_context: null,
     payment_intent: null,
     payment_link: null,
@@ -507,12 +528,14 @@ export function event(input: {
   object: StripeObject;
   previous?: Record<string, unknown>;
   request: { id: string | null; idempotency_key: string | null };
+  /** A test clock's events happen at its frozen time; others now. */
+  created?: number;
 }): StripeObject {
   return {
     id: newId("evt"),
     object: "event",
     api_version: API_VERSION,
-    created: now(),
+    created: input.created ?? now(),
     data: { object: structuredClone(input.object), ...(input.previous ? { previous_attributes: input.previous } : {}) },
     livemode: false,
     pending_webhooks: 1,
@@ -675,13 +698,36 @@ export function earlyFraudWarning(warned: StripeObject): StripeObject {
 /** Which fields of which objects `expand[]` can replace by their object, and from which collection. */
 export const EXPANDABLE: Record<string, Record<string, Collection>> = {
   price: { product: "product" },
-  "checkout.session": { customer: "customer", payment_intent: "payment_intent" },
+  "checkout.session": {
+    customer: "customer",
+    payment_intent: "payment_intent",
+    subscription: "subscription",
+    invoice: "invoice",
+  },
   item: {},
   payment_intent: { customer: "customer", latest_charge: "charge" },
   charge: { customer: "customer", payment_intent: "payment_intent" },
   refund: { charge: "charge", payment_intent: "payment_intent" },
   dispute: { charge: "charge", payment_intent: "payment_intent" },
   product: { default_price: "price" },
+  customer: { test_clock: "test_helpers.test_clock" },
+  subscription: {
+    customer: "customer",
+    default_payment_method: "payment_method",
+    latest_invoice: "invoice",
+    schedule: "subscription_schedule",
+    test_clock: "test_helpers.test_clock",
+  },
+  invoice: { customer: "customer", default_payment_method: "payment_method", test_clock: "test_helpers.test_clock" },
+  invoice_payment: { invoice: "invoice" },
+  subscription_schedule: {
+    customer: "customer",
+    subscription: "subscription",
+    test_clock: "test_helpers.test_clock",
+  },
+  payment_method: { customer: "customer" },
+  "test_helpers.test_clock": {},
+  "billing_portal.session": {},
 };
 
 /**
@@ -709,6 +755,9 @@ function expandPath(target: Record<string, unknown>, parts: string[], path: stri
   }
   if (kind === "checkout.session" && head === "line_items") {
     if (!target.line_items) target.line_items = lineItemList(target.id as string, store, 10).answer;
+  } else if (kind === "invoice" && head === "payments") {
+    // Includable: "there is an includable payments property containing the first handful" (InvoicePayments).
+    if (!target.payments) target.payments = invoicePaymentList(target.id as string, store);
   } else {
     const collection = EXPANDABLE[kind]?.[head];
     if (!collection) {
@@ -780,6 +829,20 @@ export function cursorIn(store: Store, collection: Collection, objectName: strin
     const stored = store.state.objects[collection][id];
     if (!stored) throw noSuch(objectName, id, param);
     return stored;
+  };
+}
+
+/** An invoice's payments (InvoicePayment), newest first, as its includable `payments` list. */
+export function invoicePaymentList(invoiceId: string, store: Store): ListAnswer {
+  const data = store
+    .all("invoice_payment")
+    .filter((p) => p.data.invoice === invoiceId)
+    .map((p) => structuredClone(p.data));
+  return {
+    object: "list",
+    data: data.slice(0, 10),
+    has_more: data.length > 10,
+    url: `/v1/invoice_payments?invoice=${invoiceId}`,
   };
 }
 

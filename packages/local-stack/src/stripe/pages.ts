@@ -25,6 +25,10 @@ import type { Delivery, StripeObject } from "./store.ts";
 
 export const STRIPE_PAGES_PATH = "/_local/stripe";
 export const CHECKOUT_PATH = `${STRIPE_PAGES_PATH}/checkout`;
+/** The customer portal's sessions (./billing-pages.ts). */
+export const PORTAL_PATH = `${STRIPE_PAGES_PATH}/portal`;
+/** Hosted invoice pages (an invoice's `hosted_invoice_url`, ./billing-pages.ts). */
+export const INVOICES_PATH = `${STRIPE_PAGES_PATH}/invoices`;
 /** Where a payment that asks for 3-D Secure is authenticated. */
 export const authenticationPath = (sessionId: string) =>
   `${CHECKOUT_PATH}/${encodeURIComponent(sessionId)}/authenticate`;
@@ -71,6 +75,8 @@ interface TestCard {
   dispute?: DisputeKind;
   /** Its charge succeeds, then receives an early fraud warning. */
   earlyFraudWarning?: boolean;
+  /** It attaches to a customer, but every charge of it is declined. */
+  declinesLater?: Decline;
 }
 
 const declined = (code: string, declineCode: string | null, message: string): Decline => ({
@@ -86,7 +92,9 @@ const declined = (code: string, declineCode: string | null, message: string): De
  * insufficient_funds failure code even after being successfully authenticated"), the one
  * whose refunds fail ("Refunds": 5126, "Asynchronous failure"), and the disputes ("With default
  * account settings, charge succeeds, only to be disputed as fraudulent": 0259, "as product not
- * received": 2685, "as an inquiry": 1976; "only to receive an early fraud warning": 5423).
+ * received": 2685, "as an inquiry": 1976; "only to receive an early fraud warning": 5423), and
+ * the one that saves but never pays ("Decline after attaching": 0341, "Attaching this card to a
+ * Customer object succeeds, but attempts to charge the customer fail").
  */
 const TEST_CARDS: Record<string, TestCard> = {
   "4242424242424242": { brand: "visa", funding: "credit" },
@@ -149,6 +157,11 @@ const TEST_CARDS: Record<string, TestCard> = {
   "4000000000002685": { brand: "visa", funding: "credit", dispute: "product_not_received" },
   "4000000000001976": { brand: "visa", funding: "credit", dispute: "inquiry" },
   "4000000000005423": { brand: "visa", funding: "credit", earlyFraudWarning: true },
+  "4000000000000341": {
+    brand: "visa",
+    funding: "credit",
+    declinesLater: declined("card_declined", "generic_decline", "Your card was declined."),
+  },
 };
 
 /** A live card number in test mode: Stripe refuses it before any charge. */
@@ -179,7 +192,7 @@ interface Entry {
 }
 
 /** Reads and checks the form as Stripe's page does: field errors, or the payment to make. */
-function readPayment(
+export function readPayment(
   entry: Entry,
   fixedEmail: string | null,
 ): { errors: Errors } | (PayInput & { errors?: undefined; name: string; refused?: string }) {
@@ -250,6 +263,7 @@ function readPayment(
     ...(known?.refundsFail ? { refundsFail: true } : {}),
     ...(known?.dispute ? { dispute: known.dispute } : {}),
     ...(known?.earlyFraudWarning ? { earlyFraudWarning: true } : {}),
+    ...(known?.declinesLater ? { declinesLater: known.declinesLater } : {}),
     ...(known ? {} : { refused: LIVE_CARD_IN_TEST_MODE }),
   };
 }
@@ -302,9 +316,11 @@ function checkoutPage(ctx: PageContext, session: StripeObject, state: PageState 
     `>${errors[name] ? `<p class="error" id="${name}-error">${escape(errors[name]!)}</p>` : ""}`;
 
   const back = session.cancel_url ? `<a class="back" href="${escape(session.cancel_url as string)}">← Back</a>` : "";
+  const subscribing = session.mode === "subscription";
+  const every = subscribing ? intervalLabel(items[0]?.price as StripeObject | undefined) : "";
   const summary = `<section aria-labelledby="merchant">${back}
 <h1 id="merchant">${escape(ctx.brand)}<span class="badge">Test mode</span></h1>
-<p class="muted">Pay ${escape(ctx.brand)}</p><p class="total">${escape(total)}</p>
+<p class="muted">${subscribing ? `Subscribe to ${escape(ctx.brand)}` : `Pay ${escape(ctx.brand)}`}</p><p class="total">${escape(total)}${every ? ` <span class="muted">${escape(every)}</span>` : ""}</p>
 <ul>${items
     .map((item) => {
       const quantity = item.quantity as number;
@@ -323,6 +339,7 @@ function checkoutPage(ctx: PageContext, session: StripeObject, state: PageState 
     );
   }
 
+  const submitMessage = (session.custom_text as { submit: { message: string } | null }).submit?.message;
   const emailField = fixedEmail
     ? `<label for="email">Email</label><input id="email" name="email" type="email" value="${escape(fixedEmail)}" readonly>`
     : input("email", "Email", 'autocomplete="email" inputmode="email"');
@@ -352,11 +369,21 @@ ${input("account_number", "Account number", 'inputmode="numeric"', "000123456789
 <p class="muted">A bank debit takes a few days: the order stays pending until it settles (the local Stripe dashboard settles or fails it).</p></div>`
     : ""
 }
-<button type="submit">Pay</button></form>`;
+${submitMessage ? `<p class="muted" id="submit-message">${escape(submitMessage)}</p>` : ""}
+<button type="submit"${submitMessage ? ' aria-describedby="submit-message"' : ""}>${subscribing ? "Subscribe" : "Pay"}</button></form>`;
   return html(
     document(`${ctx.brand}: checkout`, CHECKOUT_STYLE, `<main>${summary}<section>${form}</section></main>`),
     status,
   );
+}
+
+/** "per month", "every 3 months": a recurring price's interval as Checkout shows it. */
+export function intervalLabel(price: StripeObject | undefined): string {
+  const recurring = price?.recurring as { interval: string; interval_count: number } | null | undefined;
+  if (!recurring) return "";
+  return recurring.interval_count === 1
+    ? `per ${recurring.interval}`
+    : `every ${recurring.interval_count} ${recurring.interval}s`;
 }
 
 async function payFromForm(ctx: PageContext, session: StripeObject, request: Request): Promise<Response> {

@@ -13,6 +13,7 @@
  * store, so a restart resumes them. Shared by the API, the hosted page, the local dashboard and
  * the programmatic handle tests use. Dev and test only.
  */
+import { type Billing, createBilling } from "./billing.ts";
 import { createDisputes, DEFAULT_DISPUTE_DECISION_DELAY_MS, type Disputes } from "./disputes.ts";
 import * as objects from "./objects.ts";
 import { invalid, noSuch, StripeError } from "./params.ts";
@@ -48,6 +49,8 @@ export interface PayInput {
   dispute?: objects.DisputeKind;
   /** The test card whose charge succeeds, then receives an early fraud warning (4000 0000 0000 5423). */
   earlyFraudWarning?: boolean;
+  /** The test card that attaches to a customer but whose every charge is declined (4000 0000 0000 0341). */
+  declinesLater?: Decline;
 }
 
 /** Paid (the session is complete), declined (the buyer sees why), or waiting for the buyer to authenticate. */
@@ -68,8 +71,16 @@ type Later = (typeof LATER)[number];
 export interface Payments {
   store: Store;
   disputes: Disputes;
-  /** Makes an event of `object` as it is now and queues its delivery. */
-  emit(type: string, object: StripeObject, origin: Origin, previous?: Record<string, unknown>): StripeObject;
+  /** Subscriptions, invoices, schedules and test clocks (./billing.ts). */
+  billing: Billing;
+  /** Makes an event of `object` as it is now (at `created`, a test clock's time) and queues its delivery. */
+  emit(
+    type: string,
+    object: StripeObject,
+    origin: Origin,
+    previous?: Record<string, unknown>,
+    created?: number,
+  ): StripeObject;
   pay(sessionId: string, input: PayInput): PayResult;
   /** The buyer completes or fails the 3-D Secure step of the session's payment. */
   authenticate(sessionId: string, outcome: "complete" | "fail"): PayResult;
@@ -103,6 +114,8 @@ export function createPayments(
     refundFailureDelayMs?: number;
     disputeDecisionDelayMs?: number;
     authenticationUrl?: (sessionId: string) => string;
+    /** The hosted page of an invoice. */
+    invoiceUrl?: (invoiceId: string) => string;
   } = {},
 ): Payments {
   const delays: Record<Later, number> = {
@@ -113,12 +126,19 @@ export function createPayments(
   let idleWaiters: (() => void)[] = [];
   let closed = false;
 
-  const emit: Payments["emit"] = (type, object, origin, previous) => {
-    const event = objects.event({ type, object, request: origin, previous });
+  const emit: Payments["emit"] = (type, object, origin, previous, created) => {
+    const event = objects.event({ type, object, request: origin, previous, created });
     store.put("event", event);
     deliverer.enqueue(event);
     return event;
   };
+  const billing = createBilling({
+    store,
+    emit,
+    receipts,
+    brand,
+    invoiceUrl: options.invoiceUrl ?? ((id) => id),
+  });
   const disputes = createDisputes({
     store,
     emit,
@@ -151,6 +171,7 @@ export function createPayments(
     });
     intent.description = extras?.paymentIntentData.description ?? null;
     intent.receipt_email = extras?.paymentIntentData.receiptEmail ?? null;
+    intent.setup_future_usage = extras?.setupFutureUsage ?? null;
     intent.payment_method_types = clone(s.payment_method_types);
     store.put("payment_intent", intent);
     s.payment_intent = intent.id;
@@ -248,26 +269,33 @@ export function createPayments(
       return made;
     };
 
-    if (input.decline) {
-      const failed = chargeOf("failed", input.decline);
+    // The card that "attaches … but attempts to charge the customer fail" fails its first charge too.
+    const decline = input.decline ?? input.declinesLater;
+    if (decline) {
+      const failed = chargeOf("failed", decline);
       intent.payment_method = null;
       intent.status = "requires_payment_method";
       intent.last_payment_error = {
         charge: failed.id,
-        code: input.decline.code,
-        ...(input.decline.declineCode ? { decline_code: input.decline.declineCode } : {}),
-        doc_url: `https://stripe.com/docs/error-codes/${input.decline.code.replaceAll("_", "-")}`,
-        message: input.decline.message,
+        code: decline.code,
+        ...(decline.declineCode ? { decline_code: decline.declineCode } : {}),
+        doc_url: `https://stripe.com/docs/error-codes/${decline.code.replaceAll("_", "-")}`,
+        message: decline.message,
         payment_method: paymentMethodOf(paymentMethod, input),
         type: "card_error",
       };
       emit("charge.failed", failed, NO_REQUEST);
       emit("payment_intent.payment_failed", intent, NO_REQUEST);
       store.save();
-      return { status: "declined", message: input.decline.message };
+      return { status: "declined", message: decline.message };
     }
 
     settleCustomer(s, input, intent);
+    // `setup_future_usage`: "If a Customer has been provided or Checkout creates a new Customer,
+    // Checkout will attach the payment method to the Customer" (Session `payment_intent_data`).
+    if (store.state.checkout[s.id]?.setupFutureUsage && intent.customer && input.method.type === "card") {
+      billing.saveCard(intent.customer as string, input, paymentMethod);
+    }
     intent.last_payment_error = null;
     let paid: StripeObject | undefined;
     if (input.method.type === "card") {
@@ -355,14 +383,51 @@ export function createPayments(
     timers.set(key, timer);
   }
 
+  /**
+   * Pays a subscription-mode session: the card's first charge is the first invoice's (./billing.ts
+   * makes the customer, saves the card as the subscription's default payment method, makes the
+   * subscription and its paid invoice), then the session completes with `subscription` and
+   * `invoice` set. A declined card leaves nothing behind and the session open (the stand-in's
+   * simplification: Stripe's objects for a refused first payment in Checkout are not documented).
+   * A 3-D Secure card is authenticated first, as in payment mode.
+   */
+  function subscribe(s: StripeObject, input: PayInput, paymentMethod: string): PayResult {
+    const extras = store.state.checkout[s.id];
+    if (extras) delete extras.authentication;
+    if (input.authenticate) {
+      if (extras) extras.authentication = { ...input, paymentMethod };
+      store.save();
+      return { status: "authenticate" };
+    }
+    const decline = input.decline ?? input.declinesLater;
+    if (decline) return { status: "declined", message: decline.message };
+    billing.checkout(s, input, paymentMethod);
+    complete(s, input, true);
+    emit("checkout.session.completed", s, NO_REQUEST, undefined, billing.timeOf(s.customer as string));
+    store.save();
+    return { status: "paid", session: s };
+  }
+
+  function authenticateSubscription(s: StripeObject, outcome: "complete" | "fail"): PayResult {
+    const pending = store.state.checkout[s.id]?.authentication;
+    if (!pending) {
+      return { status: "declined", message: "This payment is not waiting for authentication. Enter your card again." };
+    }
+    delete store.state.checkout[s.id]!.authentication;
+    if (outcome === "fail") return { status: "declined", message: AUTHENTICATION_FAILED };
+    return subscribe(s, { ...pending, authenticate: false }, pending.paymentMethod);
+  }
+
   const payments: Payments = {
     store,
     disputes,
+    billing,
     emit,
 
     pay(sessionId, input) {
       const s = session(sessionId);
       if (s.status !== "open") return { status: "declined", message: closedMessage(s) };
+      if (s.mode === "subscription") return subscribe(s, input, newId("pm"));
       const intent = ensureIntent(s);
       const extras = store.state.checkout[s.id];
       if (extras) delete extras.authentication;
@@ -391,6 +456,7 @@ export function createPayments(
     authenticate(sessionId, outcome) {
       const s = session(sessionId);
       if (s.status !== "open") return { status: "declined", message: closedMessage(s) };
+      if (s.mode === "subscription") return authenticateSubscription(s, outcome);
       const intent = intentOf(s);
       const extras = store.state.checkout[s.id];
       const pending = extras?.authentication;
@@ -423,6 +489,7 @@ export function createPayments(
 
     awaitingAuthentication(sessionId) {
       const s = store.get("checkout.session", sessionId);
+      if (s?.mode === "subscription") return store.state.checkout[sessionId]?.authentication;
       const intent = s ? intentOf(s) : undefined;
       return intent?.status === "requires_action" ? store.state.checkout[sessionId]?.authentication : undefined;
     },
@@ -588,17 +655,20 @@ export function createPayments(
       for (const kind of LATER) {
         for (const [id, at] of Object.entries(store.state.testing[kind])) if (at <= Date.now()) runDue(kind, id);
       }
+      billing.sweep();
     },
 
-    waiting,
+    waiting: () => waiting() || billing.waiting(),
 
-    idle() {
-      if (!waiting()) return Promise.resolve();
-      return new Promise((resolve) => idleWaiters.push(resolve));
+    async idle() {
+      await billing.idle();
+      if (!waiting()) return;
+      await new Promise<void>((resolve) => idleWaiters.push(resolve));
     },
 
     close() {
       closed = true;
+      billing.close();
       for (const timer of timers.values()) clearTimeout(timer);
       timers.clear();
       const resolved = idleWaiters;

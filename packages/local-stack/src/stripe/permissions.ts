@@ -6,7 +6,10 @@
  *   "Write permissions imply read permissions" (docs: API keys, restricted API keys);
  * - a permission can imply others: Checkout Sessions grants PaymentIntents and Products Read
  *   (docs: Security, Permissions, the Checkout Session row: "This permission also implies the
- *   following permissions: … payment_intent_read, … product_read …");
+ *   following permissions: … payment_intent_read, … product_read …"), Customers grants Test
+ *   clocks Read (the Customer row: "implies … billing_clock_read");
+ * - Billing's resources go by the permissions reference's names: `subscription`, `invoice`,
+ *   `payment_method`, `billing_clock` (Test clocks), `customer_portal` (the portal's sessions);
  * - `expand[]` reaches the expanded object only with its Read (docs: Stripe Apps, Permissions
  *   reference: "If you're expanding objects … request at least one corresponding permission for
  *   each API object you expand");
@@ -32,6 +35,11 @@ export const RESOURCES = {
   Refunds: "refund",
   Disputes: "dispute",
   Events: "event",
+  PaymentMethods: "payment_method",
+  Subscriptions: "subscription",
+  Invoices: "invoice",
+  "Test clocks": "billing_clock",
+  "Customer portal": "customer_portal",
 } as const;
 
 export type Resource = keyof typeof RESOURCES;
@@ -80,11 +88,22 @@ export const PERMISSION_OF: Record<Collection, Need["permission"]> = {
   refund: "refund",
   dispute: "dispute",
   event: "event",
+  payment_method: "payment_method",
+  subscription: "subscription",
+  // The permissions reference names no permission of its own for schedules: they are part of
+  // Subscriptions in the Dashboard's form (the stand-in's reading; not confirmed).
+  subscription_schedule: "subscription",
+  invoice: "invoice",
+  invoice_payment: "invoice",
+  "test_helpers.test_clock": "billing_clock",
+  "billing_portal.session": "customer_portal",
 };
 
 /** Permissions a permission brings with it (docs: Security, Permissions). */
 const IMPLIED: Partial<Record<Need["permission"], string[]>> = {
   checkout_session: ["payment_intent_read", "product_read"],
+  // "Customer: … This permission also implies the following permission: billing_clock_read."
+  customer: ["billing_clock_read"],
 };
 
 /** Checks a key's permissions as the Dashboard's form would take them; throws on an unknown resource or level. */

@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { makePrivateFolder, writePrivateFileSync } from "../data-folder.ts";
-import type { PayInput } from "./payments.ts";
+import type { Decline, PayInput } from "./payments.ts";
 import { checkPermissions, DEPLOY_KEYS, type Permissions, type RestrictedKey } from "./permissions.ts";
 
 /** A Stripe object as the API answers it. */
@@ -28,6 +28,13 @@ export const COLLECTIONS = [
   "refund",
   "dispute",
   "event",
+  "payment_method",
+  "subscription",
+  "subscription_schedule",
+  "invoice",
+  "invoice_payment",
+  "test_helpers.test_clock",
+  "billing_portal.session",
 ] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 
@@ -52,6 +59,10 @@ export interface CheckoutExtras {
   };
   /** The payment waiting for the buyer's 3-D Secure answer, with the PaymentMethod it made. */
   authentication?: PayInput & { paymentMethod: string };
+  /** `payment_intent_data.setup_future_usage`: the card is kept on the session's customer. */
+  setupFutureUsage?: "off_session" | "on_session" | null;
+  /** `subscription_data` of a session in subscription mode (./billing.ts makes the Subscription). */
+  subscriptionData?: { metadata: Record<string, string>; description: string | null };
 }
 
 /** The answer kept for an idempotency key: replayed for the same request within 24 hours. */
@@ -98,6 +109,11 @@ export interface State {
     refundsFail: Record<string, true>;
     refundFailures: Record<string, number>;
     disputeDecisions: Record<string, number>;
+    /**
+     * PaymentMethods of the test card that attaches but whose charges fail (4000 0000 0000 0341),
+     * with the decline each later charge gets (./billing.ts).
+     */
+    declinesLater: Record<string, Decline>;
   };
 }
 
@@ -122,6 +138,8 @@ export function randomId(length: number): string {
 const ID_LENGTHS: Record<string, number> = {
   prod: 14,
   cus: 14,
+  clock: 24,
+  bps: 24,
   req: 14,
   cs_test: 58,
 };
@@ -139,7 +157,7 @@ const emptyState = (): State => ({
   checkout: {},
   idempotency: {},
   deliveries: {},
-  testing: { refundsFail: {}, refundFailures: {}, disputeDecisions: {} },
+  testing: { refundsFail: {}, refundFailures: {}, disputeDecisions: {}, declinesLater: {} },
 });
 
 export interface Store {
@@ -154,6 +172,8 @@ export interface Store {
   put(collection: Collection, data: StripeObject): StripeObject;
   /** Every object of the collection, newest first (Stripe's list order). */
   all(collection: Collection): Stored[];
+  /** Removes an object (a deleted test clock and what it held). */
+  remove(collection: Collection, id: string): void;
   /** Makes a restricted key with these permissions, kept with the other keys. */
   restrictedKey(name: string, permissions: Permissions): RestrictedKey;
 }
@@ -202,6 +222,9 @@ export function openStore(dataDir?: string): Store {
     all(collection) {
       return Object.values(state.objects[collection]).sort(newestFirst);
     },
+    remove(collection, id) {
+      delete state.objects[collection][id];
+    },
     restrictedKey(name, permissions) {
       const made: RestrictedKey = { name, key: newRestrictedKey(), permissions: checkPermissions(permissions) };
       keys.restricted.push(made);
@@ -219,8 +242,9 @@ function readState(file: string): State {
   if (state.version !== 1)
     throw new Error(`${file}: unknown version ${String(state.version)}; delete it to start again`);
   for (const collection of COLLECTIONS) state.objects[collection] ??= {};
-  state.testing ??= { refundsFail: {}, refundFailures: {}, disputeDecisions: {} };
+  state.testing ??= { refundsFail: {}, refundFailures: {}, disputeDecisions: {}, declinesLater: {} };
   state.testing.disputeDecisions ??= {};
+  state.testing.declinesLater ??= {};
   return state;
 }
 

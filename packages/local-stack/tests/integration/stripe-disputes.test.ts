@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestStack, type TestStack, linkProduct } from "../../src/harness.ts";
 import { accountIdOf } from "../../src/stripe/receipts.ts";
 import { payOnPage, TEST_CARD as CARD } from "../../../../tests/support/stripe-events.ts";
+import { declared, undeclared } from "../support/stripe-declared.ts";
 
 const root = join(import.meta.dirname, "../../../..");
 const project = mkdtempSync(join(tmpdir(), "stripe-disputes-"));
@@ -70,38 +71,6 @@ const disputeEvents = (intent: string) =>
     .filter((r) => r.object.payment_intent === intent && /^(charge\.dispute|radar)\./.test(r.type))
     .map((r) => r.type)
     .sort();
-
-/**
- * The fields stripe-node declares on an interface of `resources/<file>`, found by its namespaces
- * (`Dispute`, `Evidence`): those it requires and those it marks optional.
- */
-function declared(file: string, ...path: string[]): { required: string[]; optional: string[] } {
-  let text = readFileSync(join(root, "node_modules/stripe/cjs/resources", file), "utf8");
-  let indent = "";
-  path.forEach((name, i) => {
-    const kind = i === path.length - 1 ? "interface" : "namespace";
-    const open = new RegExp(`^( *)(?:export )?(?:declare )?${kind} ${name} \\{$`, "m").exec(text);
-    if (!open) throw new Error(`stripe-node ${file} declares no ${kind} ${path.slice(0, i + 1).join(".")}`);
-    indent = open[1]!;
-    const start = open.index + open[0].length;
-    text = text.slice(start, text.indexOf(`\n${indent}}`, start));
-  });
-  const fields = [...text.matchAll(new RegExp(`^${indent}    (\\w+)(\\??):`, "gm"))];
-  return {
-    required: fields.filter((f) => !f[2]).map((f) => f[1]!),
-    optional: fields.filter((f) => f[2]).map((f) => f[1]!),
-  };
-}
-
-/** The keys of `object` stripe-node does not declare, and the ones it requires that `object` lacks. */
-function undeclared(object: unknown, file: string, ...path: string[]) {
-  const { required, optional } = declared(file, ...path);
-  const keys = Object.keys(object as Record<string, unknown>);
-  return {
-    unknown: keys.filter((k) => !required.includes(k) && !optional.includes(k)),
-    missing: required.filter((k) => !keys.includes(k)),
-  };
-}
 
 describe("Stripe stand-in disputes", () => {
   let stack: TestStack;

@@ -1,0 +1,416 @@
+/**
+ * Subscriptions in the local stack's Stripe stand-in (packages/local-stack/src/stripe/billing.ts),
+ * driven as the product drives Stripe: the real `stripe` library over HTTP, the hosted pages by
+ * plain form POSTs, the events through a fixture `stripe-webhook` function that verifies each
+ * signature. Each test names the Stripe rule it pins: stripe-node 23.1's `resources/*.d.ts`
+ * (Prices, Checkout/Sessions, Subscriptions, Invoices, InvoicePayments, SubscriptionSchedules,
+ * TestHelpers/TestClocks, BillingPortal/Sessions), read from the installed library so the shapes
+ * stay pinned to the version the project uses, and Stripe's docs (Testing, Test clocks,
+ * Subscription schedules, Automate payment retries, Customer portal). The stand-in keeps its state
+ * in files, so one backend (PGlite) suffices.
+ */
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestStack, type TestStack } from "../../src/harness.ts";
+import { undeclared } from "../support/stripe-declared.ts";
+import { cardFields, postForm, type Received, stripeClient, stripeFixture } from "../support/stripe-fixture.ts";
+
+const fixture = stripeFixture("stripe-subscriptions-");
+const none = { unknown: [], missing: [] };
+
+describe("Stripe stand-in subscriptions", () => {
+  let stack: TestStack;
+  let stripe: Stripe;
+  let product: Stripe.Product;
+  let monthly: Stripe.Price;
+
+  beforeAll(async () => {
+    stack = await startTestStack(
+      { name: "PGlite" },
+      {
+        seed: false,
+        functionsDir: fixture.functionsDir,
+        config: { functions: { "stripe-webhook": { verifyJwt: false } } },
+        stripe: { catalogue: false, retryDelaysMs: [300], timeoutMs: 2_000 },
+      },
+    );
+    stripe = stripeClient(stack);
+    product = await stripe.products.create({ name: "Coached Growth" });
+    monthly = await stripe.prices.create({
+      product: product.id,
+      currency: "usd",
+      unit_amount: 50_000,
+      recurring: { interval: "month" },
+      lookup_key: "coached_growth_monthly",
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.stop();
+    fixture.cleanup();
+  });
+
+  const newSubscriptionSession = (params: Partial<Stripe.Checkout.SessionCreateParams> = {}) =>
+    stripe.checkout.sessions.create({
+      mode: "subscription",
+      line_items: [{ price: monthly.id, quantity: 1 }],
+      success_url: `${stack.url}/thank-you?session_id={CHECKOUT_SESSION_ID}`,
+      cancel_url: `${stack.url}/offer`,
+      ...params,
+    });
+
+  /** Pays a subscription-mode session on its hosted page; answers the session, its subscription and invoice. */
+  async function subscribe(card = "4242424242424242", params: Partial<Stripe.Checkout.SessionCreateParams> = {}) {
+    const session = await newSubscriptionSession({ customer_email: "member@example.com", ...params });
+    const paid = await postForm(session.url!, cardFields(card));
+    expect(paid.status).toBe(303);
+    const done = await stripe.checkout.sessions.retrieve(session.id);
+    const subscription = await stripe.subscriptions.retrieve(done.subscription as string);
+    const invoice = await stripe.invoices.retrieve(done.invoice as string, { expand: ["payments"] });
+    return { session: done, subscription, invoice };
+  }
+
+  /** The events the webhook received about a customer's objects, by type, in the order they were made. */
+  const eventsOf = async (customer: string) => {
+    await stack.stripe.idle();
+    const byCustomer = (r: Received) => r.object.customer === customer || r.object.id === customer;
+    return stack.stripe
+      .deliveries()
+      .map((d) => fixture.received().find((r) => r.id === d.eventId))
+      .filter((r): r is Received => r !== undefined && byCustomer(r));
+  };
+
+  describe("recurring prices (Prices: `type: recurring`, `recurring`)", () => {
+    it("makes a recurring price with its interval, found by lookup key, and refuses an interval longer than three years", async () => {
+      expect(monthly).toMatchObject({
+        type: "recurring",
+        recurring: {
+          interval: "month",
+          interval_count: 1,
+          meter: null,
+          trial_period_days: null,
+          usage_type: "licensed",
+        },
+        unit_amount: 50_000,
+        lookup_key: "coached_growth_monthly",
+      });
+      expect(undeclared(monthly.recurring, "Prices.d.ts", "Price", "Recurring")).toEqual(none);
+      const found = await stripe.prices.list({ lookup_keys: ["coached_growth_monthly"] });
+      expect(found.data.map((p) => p.id)).toEqual([monthly.id]);
+      expect((await stripe.prices.list({ type: "recurring", product: product.id })).data.map((p) => p.id)).toEqual([
+        monthly.id,
+      ]);
+      const refused = await stripe.prices
+        .create({
+          product: product.id,
+          currency: "usd",
+          unit_amount: 100,
+          recurring: { interval: "month", interval_count: 37 },
+        })
+        .catch((e: unknown) => e);
+      expect(refused).toMatchObject({
+        statusCode: 400,
+        param: "recurring[interval_count]",
+        message: "Maximum of three years interval allowed (3 years, 36 months, or 156 weeks).",
+      });
+    });
+  });
+
+  describe("Checkout in subscription mode (Checkout Sessions create: mode, line_items, price_data, subscription_data)", () => {
+    it("refuses what Stripe refuses for the mode, and a refused request makes nothing (no inline price kept)", async () => {
+      const prices = (await stripe.prices.list({ limit: 100 })).data.length;
+      const refusal = (params: Partial<Stripe.Checkout.SessionCreateParams>) =>
+        newSubscriptionSession(params).catch((e: unknown) => e as Stripe.errors.StripeError);
+      const oneTime = await stripe.prices.create({ product: product.id, currency: "usd", unit_amount: 90_000 });
+      expect(await refusal({ line_items: [{ price: oneTime.id, quantity: 1 }] })).toMatchObject({
+        statusCode: 400,
+        message: "You must provide at least one recurring price in `subscription` mode when using prices.",
+      });
+      expect(await refusal({ mode: "payment" })).toMatchObject({
+        message:
+          "You specified `payment` mode but passed a recurring price. Either switch to `subscription` mode or use only one-time prices.",
+      });
+      expect(await refusal({ customer_creation: "always" })).toMatchObject({ param: "customer_creation" });
+      expect(await refusal({ payment_intent_data: { setup_future_usage: "off_session" } })).toMatchObject({
+        param: "payment_intent_data",
+        message: "You can not pass `payment_intent_data` in `subscription` mode.",
+      });
+      expect(
+        await refusal({
+          mode: "payment",
+          line_items: [{ price: oneTime.id, quantity: 1 }],
+          subscription_data: { metadata: { offer: "x" } },
+        }),
+      ).toMatchObject({ param: "subscription_data" });
+      expect(
+        await refusal({
+          line_items: [
+            { price_data: { currency: "usd", product: product.id, unit_amount: 100 }, quantity: 1 },
+            { price: oneTime.id, quantity: 1 },
+          ],
+        }),
+      ).toMatchObject({ statusCode: 400 });
+      expect(
+        await refusal({
+          line_items: [{ price_data: { currency: "usd", product: "prod_nope", unit_amount: 100 }, quantity: 1 }],
+        }),
+      ).toMatchObject({ code: "resource_missing", param: "line_items[0][price_data][product]" });
+      // Only the one-time price made above is new.
+      expect((await stripe.prices.list({ limit: 100 })).data.length).toBe(prices + 1);
+    });
+
+    it("makes a price of price_data (recurring or not) for the line item, and shows custom_text's submit message (Session `line_items[].price_data`, `custom_text`)", async () => {
+      const session = await newSubscriptionSession({
+        line_items: [
+          {
+            price_data: { currency: "usd", product: product.id, unit_amount: 25_000, recurring: { interval: "month" } },
+            quantity: 1,
+          },
+        ],
+        custom_text: { submit: { message: "You will be charged $250.00 each month for 6 months." } },
+        subscription_data: { metadata: { offer: "instalments" } },
+        expand: ["line_items"],
+      });
+      expect(session).toMatchObject({
+        mode: "subscription",
+        amount_total: 25_000,
+        customer_creation: null,
+        subscription: null,
+        invoice: null,
+        payment_method_collection: "always",
+        custom_text: { submit: { message: "You will be charged $250.00 each month for 6 months." } },
+      });
+      const price = session.line_items!.data[0]!.price!;
+      expect(price).toMatchObject({ type: "recurring", unit_amount: 25_000, product: product.id });
+      expect(price.id).toMatch(/^price_/);
+      const page = await (await fetch(session.url!)).text();
+      expect(page).toContain("You will be charged $250.00 each month for 6 months.");
+      expect(page).toContain("per month");
+      expect(page).toContain(">Subscribe</button>");
+
+      const payment = await stripe.checkout.sessions.create({
+        mode: "payment",
+        line_items: [{ price_data: { currency: "usd", product: product.id, unit_amount: 150_000 }, quantity: 1 }],
+        success_url: `${stack.url}/thank-you`,
+        payment_intent_data: { setup_future_usage: "off_session", metadata: { offer: "full" } },
+        customer_creation: "always",
+      });
+      expect(payment).toMatchObject({ mode: "payment", amount_total: 150_000, customer_creation: "always" });
+    });
+
+    it("pays a subscription on the hosted page: customer, card as default payment method, active subscription, paid first invoice, and Stripe's events (Checkout subscription mode; Invoice `billing_reason: subscription_create`, `parent.subscription_details`, `payments`)", async () => {
+      const { session, subscription, invoice } = await subscribe("4242424242424242", {
+        subscription_data: { metadata: { offer: "membership" } },
+        metadata: { order: "o-1" },
+      });
+      expect(session).toMatchObject({ status: "complete", payment_status: "paid", payment_intent: null });
+      expect(session.customer).toMatch(/^cus_/);
+      const customer = await stripe.customers.retrieve(session.customer as string);
+      expect(customer).toMatchObject({ email: "member@example.com", name: "Ada Buyer" });
+      expect(subscription).toMatchObject({
+        object: "subscription",
+        status: "active",
+        customer: session.customer,
+        currency: "usd",
+        metadata: { offer: "membership" },
+        cancel_at_period_end: false,
+        latest_invoice: invoice.id,
+        collection_method: "charge_automatically",
+        schedule: null,
+        test_clock: null,
+      });
+      const card = await stripe.paymentMethods.retrieve(subscription.default_payment_method as string);
+      expect(card).toMatchObject({ type: "card", customer: session.customer, card: { brand: "visa", last4: "4242" } });
+      const [item] = subscription.items.data;
+      expect(item).toMatchObject({
+        object: "subscription_item",
+        quantity: 1,
+        price: { id: monthly.id },
+        plan: { id: monthly.id, interval: "month" },
+      });
+      // API 2025-03-31.basil and later: the period is on the items; a month from the start.
+      expect(item!.current_period_start).toBe(subscription.start_date);
+      const start = new Date(subscription.start_date * 1000);
+      const nextMonth =
+        Date.UTC(
+          start.getUTCFullYear(),
+          start.getUTCMonth() + 1,
+          start.getUTCDate(),
+          start.getUTCHours(),
+          start.getUTCMinutes(),
+          start.getUTCSeconds(),
+        ) / 1000;
+      expect(
+        item!.current_period_end === nextMonth || new Date(nextMonth * 1000).getUTCDate() !== start.getUTCDate(),
+      ).toBe(true);
+      expect(invoice).toMatchObject({
+        object: "invoice",
+        status: "paid",
+        billing_reason: "subscription_create",
+        amount_due: 50_000,
+        amount_paid: 50_000,
+        amount_remaining: 0,
+        attempt_count: 1,
+        attempted: true,
+        customer: session.customer,
+        parent: {
+          type: "subscription_details",
+          subscription_details: { subscription: subscription.id, metadata: { offer: "membership" } },
+        },
+        next_payment_attempt: null,
+      });
+      expect(invoice.hosted_invoice_url).toBe(`${stack.url}/_local/stripe/invoices/${invoice.id}`);
+      expect(invoice.lines.data).toMatchObject([
+        {
+          object: "line_item",
+          amount: 50_000,
+          description: "1 × Coached Growth (at $500.00 / month)",
+          period: { start: item!.current_period_start, end: item!.current_period_end },
+          pricing: { price_details: { price: monthly.id, product: product.id } },
+          parent: { type: "subscription_item_details", subscription_item_details: { subscription_item: item!.id } },
+        },
+      ]);
+      const [payment] = invoice.payments!.data;
+      expect(payment).toMatchObject({
+        object: "invoice_payment",
+        status: "paid",
+        amount_paid: 50_000,
+        payment: { type: "payment_intent" },
+      });
+      const intent = await stripe.paymentIntents.retrieve(payment!.payment.payment_intent as string);
+      expect(intent).toMatchObject({
+        status: "succeeded",
+        amount: 50_000,
+        customer: session.customer,
+        description: "Subscription creation",
+      });
+
+      const events = await eventsOf(session.customer as string);
+      expect(events.map((e) => e.type)).toEqual([
+        "customer.created",
+        "payment_method.attached",
+        "customer.subscription.created",
+        "invoice.created",
+        "invoice.finalized",
+        "payment_intent.created",
+        "charge.succeeded",
+        "payment_intent.succeeded",
+        "invoice.paid",
+        "invoice.payment_succeeded",
+        "customer.subscription.updated",
+        "checkout.session.completed",
+      ]);
+      const completed = events.find((e) => e.type === "checkout.session.completed")!;
+      expect(completed.object).toMatchObject({
+        subscription: subscription.id,
+        invoice: invoice.id,
+        mode: "subscription",
+      });
+      expect(events.find((e) => e.type === "customer.subscription.created")!.object.status).toBe("incomplete");
+      expect(events.find((e) => e.type === "customer.subscription.updated")!.previous).toMatchObject({
+        status: "incomplete",
+      });
+    });
+
+    it("declines 4000 0000 0000 0341 at checkout: the first payment is a charge, and the card's charges fail (Testing: decline after attaching)", async () => {
+      const session = await newSubscriptionSession({ customer_email: "declined@example.com" });
+      const refused = await postForm(session.url!, cardFields("4000000000000341"));
+      expect(refused.status).toBe(402);
+      expect(await refused.text()).toContain("Your card was declined.");
+      expect((await stripe.checkout.sessions.retrieve(session.id)).status).toBe("open");
+      expect((await stripe.customers.list({ email: "declined@example.com" })).data).toEqual([]);
+    });
+  });
+
+  describe("Subscriptions (retrieve, list, update, cancel)", () => {
+    it("lists a customer's subscriptions by status, not canceled ones by default (Subscriptions list `status`)", async () => {
+      const { subscription } = await subscribe();
+      const customer = subscription.customer as string;
+      expect((await stripe.subscriptions.list({ customer })).data.map((s) => s.id)).toEqual([subscription.id]);
+      expect((await stripe.subscriptions.list({ customer, status: "past_due" })).data).toEqual([]);
+      await stripe.subscriptions.cancel(subscription.id);
+      expect((await stripe.subscriptions.list({ customer })).data).toEqual([]);
+      expect((await stripe.subscriptions.list({ customer, status: "canceled" })).data.map((s) => s.id)).toEqual([
+        subscription.id,
+      ]);
+      expect((await stripe.subscriptions.list({ customer, status: "all" })).data).toHaveLength(1);
+    });
+
+    it("sets cancel_at_period_end with cancel_at, and cancels at once with customer.subscription.deleted (Subscriptions update, cancel)", async () => {
+      const { subscription } = await subscribe();
+      const end = subscription.items.data[0]!.current_period_end;
+      const updated = await stripe.subscriptions.update(subscription.id, {
+        cancel_at_period_end: true,
+        metadata: { reason: "moving on" },
+      });
+      expect(updated).toMatchObject({
+        status: "active",
+        cancel_at_period_end: true,
+        cancel_at: end,
+        metadata: { reason: "moving on" },
+        cancellation_details: { reason: "cancellation_requested" },
+      });
+      expect(updated.canceled_at).not.toBeNull();
+      const refused = await stripe.subscriptions
+        .update(subscription.id, { default_payment_method: "pm_not_theirs" })
+        .catch((e: unknown) => e);
+      expect(refused).toMatchObject({ statusCode: 400, code: "resource_missing", param: "default_payment_method" });
+      const canceled = await stripe.subscriptions.cancel(subscription.id);
+      expect(canceled).toMatchObject({ status: "canceled" });
+      expect(canceled.ended_at).not.toBeNull();
+      const events = await eventsOf(subscription.customer as string);
+      const update = events.find(
+        (e) => e.type === "customer.subscription.updated" && e.previous?.cancel_at_period_end === false,
+      )!;
+      expect(update.previous).toMatchObject({ cancel_at_period_end: false, cancel_at: null, metadata: {} });
+      expect(events.at(-1)).toMatchObject({
+        type: "customer.subscription.deleted",
+        object: { id: subscription.id, status: "canceled" },
+      });
+    });
+
+    it("answers with stripe-node's declared shapes: Subscription, its items and their plan, Invoice and its lines, InvoicePayment, PaymentMethod (resources/Subscriptions.d.ts, SubscriptionItems.d.ts, Plans.d.ts, Invoices.d.ts, InvoiceLineItems.d.ts, InvoicePayments.d.ts, PaymentMethods.d.ts)", async () => {
+      const { subscription, invoice } = await subscribe();
+      const item = subscription.items.data[0]!;
+      expect(undeclared(subscription, "Subscriptions.d.ts", "Subscription")).toEqual(none);
+      expect(undeclared(subscription.billing_mode, "Subscriptions.d.ts", "Subscription", "BillingMode")).toEqual(none);
+      expect(
+        undeclared(subscription.invoice_settings, "Subscriptions.d.ts", "Subscription", "InvoiceSettings"),
+      ).toEqual(none);
+      expect(
+        undeclared(subscription.payment_settings, "Subscriptions.d.ts", "Subscription", "PaymentSettings"),
+      ).toEqual(none);
+      expect(
+        undeclared(subscription.cancellation_details, "Subscriptions.d.ts", "Subscription", "CancellationDetails"),
+      ).toEqual(none);
+      expect(undeclared(item, "SubscriptionItems.d.ts", "SubscriptionItem")).toEqual(none);
+      expect(undeclared(item.plan, "Plans.d.ts", "Plan")).toEqual(none);
+      const { payments, ...shown } = invoice;
+      expect(undeclared(shown, "Invoices.d.ts", "Invoice")).toEqual(none);
+      expect(undeclared(invoice.parent, "Invoices.d.ts", "Invoice", "Parent")).toEqual(none);
+      expect(
+        undeclared(invoice.parent!.subscription_details, "Invoices.d.ts", "Invoice", "Parent", "SubscriptionDetails"),
+      ).toEqual(none);
+      expect(undeclared(invoice.status_transitions, "Invoices.d.ts", "Invoice", "StatusTransitions")).toEqual(none);
+      expect(undeclared(invoice.automatic_tax, "Invoices.d.ts", "Invoice", "AutomaticTax")).toEqual(none);
+      expect(undeclared(invoice.payment_settings, "Invoices.d.ts", "Invoice", "PaymentSettings")).toEqual(none);
+      const line = invoice.lines.data[0]!;
+      expect(undeclared(line, "InvoiceLineItems.d.ts", "InvoiceLineItem")).toEqual(none);
+      expect(undeclared(line.parent, "InvoiceLineItems.d.ts", "InvoiceLineItem", "Parent")).toEqual(none);
+      expect(
+        undeclared(
+          line.parent!.subscription_item_details,
+          "InvoiceLineItems.d.ts",
+          "InvoiceLineItem",
+          "Parent",
+          "SubscriptionItemDetails",
+        ),
+      ).toEqual(none);
+      expect(undeclared(line.pricing, "InvoiceLineItems.d.ts", "InvoiceLineItem", "Pricing")).toEqual(none);
+      expect(undeclared(payments!.data[0], "InvoicePayments.d.ts", "InvoicePayment")).toEqual(none);
+      expect(undeclared(payments!.data[0]!.payment, "InvoicePayments.d.ts", "InvoicePayment", "Payment")).toEqual(none);
+      const card = await stripe.paymentMethods.retrieve(subscription.default_payment_method as string);
+      expect(undeclared(card, "PaymentMethods.d.ts", "PaymentMethod")).toEqual(none);
+      expect(undeclared(card.card, "PaymentMethods.d.ts", "PaymentMethod", "Card")).toEqual(none);
+    });
+  });
+});
