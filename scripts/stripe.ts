@@ -1,6 +1,6 @@
 /**
  * Stripe operations on the account STRIPE_SECRET_KEY names:
- *   npm run stripe:setup       creates or updates the programs' products and prices (by lookup key)
+ *   npm run stripe:setup       creates or updates the programs' and coached offers' products and prices (by lookup key)
  *   npm run stripe:setup -- --archive   also archives the programs' other active prices (once the
  *                              functions with the new catalogue are deployed; stripe-setup.ts says why)
  *   npm run stripe:reconcile   records paid Checkout Sessions the database lacks (after a webhook outage)
@@ -16,13 +16,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { load } from "js-yaml";
-import { CATALOGUE } from "../functions/_shared/catalogue.ts";
+import { CATALOGUE, COACHED_OFFERS } from "../functions/_shared/catalogue.ts";
 import { type BuyerActivity, disputeEvidence } from "../functions/_shared/dispute-evidence.ts";
 import { orderReference } from "../functions/_shared/order-reference.ts";
 import { formatCents } from "../packages/shared/money.ts";
 import { ConfigError } from "../functions/_shared/env.ts";
 import { stripeClient } from "../functions/_shared/stripe.ts";
-import { setupCatalogue } from "../functions/_shared/stripe-setup.ts";
+import { setupCatalogue, setupOffers } from "../functions/_shared/stripe-setup.ts";
 import { adminClient } from "../functions/_shared/supabase-admin.ts";
 import { reconcile } from "../functions/stripe-webhook/reconcile.ts";
 
@@ -40,7 +40,10 @@ try {
   const stripe = stripeClient(process.env);
   const mode = process.env.STRIPE_API_URL ? ` at ${process.env.STRIPE_API_URL}` : "";
   if (command === "setup") {
-    const changes = await setupCatalogue(stripe, CATALOGUE, { archive: values.archive });
+    const changes = [
+      ...(await setupCatalogue(stripe, CATALOGUE, { archive: values.archive })),
+      ...(await setupOffers(stripe, COACHED_OFFERS, CATALOGUE, { archive: values.archive })),
+    ];
     for (const { key, change, id } of changes) console.log(`${key}: ${change} ${id}`);
     console.log(
       changes.length === 0

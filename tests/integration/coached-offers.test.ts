@@ -19,7 +19,9 @@ import { CATALOGUE, COACHED_OFFERS, TIME_ZONE } from "../../functions/_shared/ca
 import { cohortOn, dayIn } from "../../packages/shared/cohort.ts";
 import { offerPayment } from "../../packages/shared/offer-options.ts";
 import { logTallies, Tally } from "../support/hostile.ts";
-import { checkoutSession, signEvent, stripeEvent } from "../support/stripe-events.ts";
+import { checkoutSession, payOnPage, signEvent, stripeEvent, TEST_CARD } from "../support/stripe-events.ts";
+import { stripeClient } from "../../functions/_shared/stripe.ts";
+import { offerStripeKeys } from "../../functions/_shared/offers.ts";
 
 const ai = COACHED_OFFERS.find((offer) => offer.id === "ai-advisor-accelerator")!;
 
@@ -70,7 +72,8 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
   }
 
   beforeAll(async () => {
-    stack = await startTestStack(backend, { stripe: { catalogue: false }, seed: false });
+    // The catalogue as npm run stripe:setup makes it: the offers' prices by lookup key.
+    stack = await startTestStack(backend, { seed: false });
     service = stack.admin();
     await account("boss", "admin");
     await account("coach", "coach");
@@ -521,6 +524,112 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
       expect(await held(second.id)).toEqual([
         { expected_amount: 3500000, reason: expect.stringMatching(/paid already through another session/) },
       ]);
+    });
+  });
+
+  describe("choosing a way to pay (functions/offer, Stripe's hosted page)", () => {
+    const keys = offerStripeKeys(ai.id);
+    const newToken = () => randomBytes(32).toString("base64url");
+    const stripe = () => stripeClient({ STRIPE_SECRET_KEY: stack.stripe.secretKey, STRIPE_API_URL: stack.url });
+
+    async function offerWith(overrides: Record<string, unknown> = {}) {
+      const token = newToken();
+      const hash = `\\x${createHash("sha256").update(token).digest("hex")}`;
+      const id = await insert({
+        token_hash: hash,
+        email: `${token.slice(0, 8).toLowerCase()}@example.com`,
+        ...overrides,
+      });
+      return { token, id };
+    }
+    const choose = async (token: string, option: string) => {
+      const response = await fetch(`${stack.url}/functions/v1/offer`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ token, option }),
+      });
+      return { status: response.status, body: (await response.json()) as { url?: string; code?: string } };
+    };
+    const sessionOf = async (url: string) =>
+      stripe().checkout.sessions.retrieve(/cs_test_[A-Za-z0-9]+/.exec(url)![0], { expand: ["line_items"] });
+
+    it("opens Checkout in payment mode at the offer's price in full, by its lookup key, for the offer's e-mail, and keeps the session on the offer", async () => {
+      const { token, id } = await offerWith();
+      const { status, body } = await choose(token, "in_full");
+      expect(status).toBe(200);
+      const session = await sessionOf(body.url!);
+      expect(session).toMatchObject({
+        mode: "payment",
+        status: "open",
+        amount_total: 3500000,
+        metadata: { product_key: "AI_ACCELERATOR", offer_id: id, offer_option: "in_full", cohort_start: "2027-01-11" },
+      });
+      expect(session.line_items!.data[0]!.price).toMatchObject({ lookup_key: keys.inFull, unit_amount: 3500000 });
+      const customer = await stripe().customers.retrieve(session.customer as string);
+      expect((customer as { email: string }).email).toMatch(/@example\.com$/);
+      const { data } = await service
+        .from("coached_offers")
+        .select("checkout_session_id, chosen_option, opened_at")
+        .eq("id", id)
+        .single();
+      expect(data).toMatchObject({ checkout_session_id: session.id, chosen_option: "in_full" });
+      expect(data!.opened_at).not.toBeNull();
+    });
+
+    it("opens a plan as a monthly subscription at its first payment, by the plan's lookup key; choosing again expires the session before", async () => {
+      const { token, id } = await offerWith();
+      const first = await sessionOf((await choose(token, "in_full")).body.url!);
+      const { status, body } = await choose(token, "plan:1");
+      expect(status).toBe(200);
+      const plan = await sessionOf(body.url!);
+      expect(plan).toMatchObject({
+        mode: "subscription",
+        amount_total: 600000,
+        metadata: { offer_id: id, offer_option: "plan:1" },
+      });
+      expect(plan.line_items!.data[0]!.price).toMatchObject({
+        lookup_key: keys.plan(6),
+        unit_amount: 600000,
+        recurring: { interval: "month", interval_count: 1 },
+      });
+      expect((await stripe().checkout.sessions.retrieve(first.id)).status).toBe("expired");
+    });
+
+    it("charges an offer sent at another price with inline prices of the offer's product", async () => {
+      const { token } = await offerWith({
+        price_cents: 3000000,
+        price_reason: "Founding cohort rate agreed on the call",
+        payment: offerPayment(ai, 3000000, "2027-01-11"),
+      });
+      const inFull = await sessionOf((await choose(token, "in_full")).body.url!);
+      expect(inFull.amount_total).toBe(3000000);
+      expect(inFull.line_items!.data[0]!.price).toMatchObject({
+        product: keys.product,
+        lookup_key: null,
+        unit_amount: 3000000,
+      });
+      const plan = await sessionOf((await choose(token, "plan:1")).body.url!);
+      const firstPayment = offerPayment(ai, 3000000, "2027-01-11")!.options[1]!;
+      expect(plan.amount_total).toBe(firstPayment.kind === "plan" ? firstPayment.instalmentsCents[0] : 0);
+      expect(plan.line_items!.data[0]!.price).toMatchObject({
+        product: keys.product,
+        recurring: { interval: "month" },
+      });
+    });
+
+    it("paid in full with 4242 on the hosted page: the program's order in the offer's cohort, the offer paid, and its link used", async () => {
+      const { token, id } = await offerWith();
+      const session = await sessionOf((await choose(token, "in_full")).body.url!);
+      expect((await payOnPage(session, TEST_CARD)).status).toBe(303);
+      await stack.stripe.idle();
+      const { rows } = await stack.db.query<{ status: string; cohort_start: string }>(
+        "select status::text, cohort_start::text from public.stripe_orders where checkout_session_id = $1",
+        [session.id],
+      );
+      expect(rows).toEqual([{ status: "completed", cohort_start: "2027-01-11" }]);
+      const { data } = await service.from("desk_offers").select("status").eq("id", id).single();
+      expect(data!.status).toBe("paid");
+      expect(await choose(token, "in_full")).toMatchObject({ status: 410, body: { code: "paid" } });
     });
   });
 });

@@ -15,23 +15,27 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { CatalogueProduct } from "../../../functions/_shared/catalogue.ts";
+import type { CatalogueOffer, CatalogueProduct } from "../../../functions/_shared/catalogue.ts";
 import type { envProblems } from "../../../functions/_shared/env.ts";
 import type { stripeClient } from "../../../functions/_shared/stripe.ts";
-import type { setupCatalogue } from "../../../functions/_shared/stripe-setup.ts";
+import type { setupCatalogue, setupOffers } from "../../../functions/_shared/stripe-setup.ts";
 
 export interface Product {
   /** The programs the functions sell (functions/_shared/catalogue.ts), as the file says at start. */
   catalogue: readonly CatalogueProduct[];
+  /** The coached offers the team sends (the same file's COACHED_OFFERS). */
+  offers: readonly CatalogueOffer[];
   /** The functions' Stripe client and the catalogue's setup at Stripe (what `npm run stripe:setup` runs). */
   stripeClient: typeof stripeClient;
   setupCatalogue: typeof setupCatalogue;
+  setupOffers: typeof setupOffers;
   /** The functions' own check of their environment, run before a handler is called. */
   envProblems: typeof envProblems;
 }
 
 interface CatalogueModule {
   CATALOGUE: readonly CatalogueProduct[];
+  COACHED_OFFERS: readonly CatalogueOffer[];
 }
 
 const load = <T>(file: string, query = ""): Promise<T> => import(pathToFileURL(file).href + query) as Promise<T>;
@@ -51,11 +55,16 @@ export async function readProduct(functionsDir: string): Promise<Product> {
     load<CatalogueModule>(file),
     load<{ envProblems: typeof envProblems }>(join(functionsDir, "_shared", "env.ts")),
     load<{ stripeClient: typeof stripeClient }>(join(functionsDir, "_shared", "stripe.ts")),
-    load<{ setupCatalogue: typeof setupCatalogue }>(join(functionsDir, "_shared", "stripe-setup.ts")),
+    load<{ setupCatalogue: typeof setupCatalogue; setupOffers: typeof setupOffers }>(
+      join(functionsDir, "_shared", "stripe-setup.ts"),
+    ),
   ]);
   // The file has no imports of its own, so a URL of its own reads all of it afresh.
   const onDisk = await load<CatalogueModule>(file, `?read=${statSync(file).mtimeMs}-${process.hrtime.bigint()}`);
-  const stale = changedPrograms(shared.CATALOGUE, onDisk.CATALOGUE);
+  const stale = [
+    ...changedPrograms(shared.CATALOGUE, onDisk.CATALOGUE),
+    ...(JSON.stringify(shared.COACHED_OFFERS) === JSON.stringify(onDisk.COACHED_OFFERS) ? [] : ["COACHED_OFFERS"]),
+  ];
   if (stale.length > 0) {
     throw new Error(
       `${file} changed after this process loaded it (${stale.join(", ")}): the functions would sell what it said before. ` +
@@ -64,8 +73,10 @@ export async function readProduct(functionsDir: string): Promise<Product> {
   }
   return {
     catalogue: onDisk.CATALOGUE,
+    offers: onDisk.COACHED_OFFERS,
     stripeClient: stripe.stripeClient,
     setupCatalogue: setup.setupCatalogue,
+    setupOffers: setup.setupOffers,
     envProblems: env.envProblems,
   };
 }

@@ -278,13 +278,17 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     return closing;
   };
   if (options.stripe?.catalogue !== false) {
-    // The programs on sale, as `npm run stripe:setup -- --archive` makes them at Stripe (idempotent):
-    // the local functions always carry the current catalogue, so old prices are archived at once.
+    // The programs and coached offers on sale, as `npm run stripe:setup -- --archive` makes them at
+    // Stripe (idempotent): the local functions always carry the current catalogue, so old prices are
+    // archived at once.
     const client = product.stripeClient({ STRIPE_SECRET_KEY: stripe.handle.secretKey, STRIPE_API_URL: url });
-    await product.setupCatalogue(client, product.catalogue, { archive: true }).catch(async (error: unknown) => {
-      await close();
-      throw error;
-    });
+    await product
+      .setupCatalogue(client, product.catalogue, { archive: true })
+      .then(() => product.setupOffers(client, product.offers, product.catalogue, { archive: true }))
+      .catch(async (error: unknown) => {
+        await close();
+        throw error;
+      });
   }
   return {
     url,
