@@ -569,3 +569,39 @@ export function offerEmail(to: string, offer: OfferFacts, business: string): Ema
   ]);
   return { ...mail, to, replyTo: business };
 }
+
+/** What a failed plan payment's e-mail says (docs/coached-offers.md, "Paying over time"). */
+export interface PlanFailureFacts {
+  programName: string;
+  /** The payment that failed, in the smallest unit, and its currency. */
+  amountCents: number;
+  currency: string;
+  /** Stripe's page where the invoice is paid, with this card or another. */
+  payUrl: string;
+  /** The day access pauses if it is still unpaid (YYYY-MM-DD, the business's). */
+  pausesOn: string;
+}
+
+/**
+ * To a buyer whose plan payment failed, on its first failure: what failed, the link to pay it with
+ * this card or another (the invoice's own page at Stripe), that Stripe tries again meanwhile, and
+ * the day access pauses if it is still unpaid; paying it later restores access at once.
+ */
+export function planPaymentFailedEmail(to: string, facts: PlanFailureFacts): Email {
+  const amount = formatCents(facts.amountCents, facts.currency);
+  const mail = render(
+    `Your ${facts.programName} payment of ${amount} did not go through`,
+    "A payment did not go through",
+    [
+      {
+        p: `We could not take this month's payment of ${amount} for ${facts.programName}. Your card may have expired, or the bank may have declined it.`,
+      },
+      { button: { label: "Pay now or change your card", href: facts.payUrl } },
+      {
+        p: `We will try the card again over the next days. If the payment is still open on ${formatDay(facts.pausesOn)}, your access to the course pauses until it is paid, and returns the moment it is.`,
+      },
+      { note: "Already paid? Then you can ignore this message. Questions: reply to this e-mail." },
+    ],
+  );
+  return { ...mail, to };
+}

@@ -8,7 +8,8 @@
  * transaction; then the queued e-mails go out (./emails.ts). Every step is idempotent, so a redelivery or a concurrent delivery cannot add a second order or user, and
  * the database keeps an order's status from moving backwards when events arrive out of order.
  * A session that pays a coached offer (metadata `offer_id`, functions/offer/handler.ts) is checked
- * against the offer as sent instead of the program's price, and marks the offer paid.
+ * against the offer as sent instead of the program's price, and marks the offer paid; a plan's
+ * (a subscription) is followed after it by ./plans.ts.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { BUSINESS_EMAIL, CATALOGUE, type CatalogueProduct } from "../_shared/catalogue.ts";
@@ -22,6 +23,7 @@ import { ATTRIBUTION_KEYS } from "../../packages/shared/checkout-request.ts";
 import type { Env } from "../_shared/env.ts";
 import type { Stripe } from "../_shared/stripe.ts";
 import { deliverOrderEmails } from "./emails.ts";
+import { PLAN_EVENTS, recordPlanCheckout, recordPlanEvent } from "./plans.ts";
 
 /** recorded; duplicate (seen before); ignored (not ours, or of no concern); held (paid the wrong amount: for review). */
 export type Outcome = "recorded" | "duplicate" | "ignored" | "held";
@@ -58,6 +60,7 @@ export const HANDLED_EVENTS = [
   "charge.dispute.closed",
   "charge.dispute.funds_withdrawn",
   "charge.dispute.funds_reinstated",
+  ...PLAN_EVENTS,
 ] as const satisfies readonly Stripe.Event.Type[];
 
 const handled = new Set<string>(HANDLED_EVENTS);
@@ -389,12 +392,14 @@ async function recordSession(
   const product = CATALOGUE.find((p) => p.key === session.metadata?.product_key);
   const customerId = typeof session.customer === "string" ? session.customer : (session.customer?.id ?? null);
   const email = session.customer_details?.email ?? session.customer_email ?? null;
-  if (session.mode !== "payment" || !product || !customerId || (!email && status !== "canceled")) {
+  const offerId = session.metadata?.offer_id;
+  // A program's checkout is a payment; a coached offer's plan is a subscription.
+  const ours = session.mode === "payment" || (session.mode === "subscription" && Boolean(offerId));
+  if (!ours || !product || !customerId || (!email && status !== "canceled")) {
     log(`Skipped ${event.type} ${event.id}: session ${session.id} is not a checkout of this site.`);
     return "ignored";
   }
   // What grants access (a payment, or one on its way) must be the program's price, or the offer's.
-  const offerId = session.metadata?.offer_id;
   if (status === "completed" || status === "pending") {
     if (offerId) {
       const { problem, expected } = await offerProblem(deps.admin, session, product);
@@ -409,7 +414,7 @@ async function recordSession(
   if (prepared.duplicate) {
     // Recorded before; the offer may still be unmarked and its e-mails queued (the last delivery
     // met an outage after the order was recorded).
-    if (offerId && status === "completed") await markOfferPaid(deps.admin, offerId, session.id);
+    if (offerId && status === "completed") await offerPaid(event, session, deps);
     await sendEmails(session.id, deps, log);
     return "duplicate";
   }
@@ -445,9 +450,15 @@ async function recordSession(
     p_cohort_start: sessionCohort(session, product),
   });
   if (error) throw new RetryableError(`Recording ${event.type} ${event.id} failed: ${error.message}`);
-  if (offerId && status === "completed") await markOfferPaid(deps.admin, offerId, session.id);
+  if (offerId && status === "completed") await offerPaid(event, session, deps);
   await sendEmails(session.id, deps, log);
   return data as Outcome;
+}
+
+/** An offer's checkout paid: the offer marked paid, and a plan's subscription followed from now on. */
+async function offerPaid(event: Stripe.Event, session: Stripe.Checkout.Session, deps: Deps): Promise<void> {
+  await markOfferPaid(deps.admin, session.metadata!.offer_id!, session.id);
+  if (session.mode === "subscription") await recordPlanCheckout(event, session, deps);
 }
 
 /**
@@ -551,6 +562,7 @@ async function notifyDispute(dispute: Stripe.Dispute, admin: SupabaseClient, mai
 
 export async function processEvent(event: Stripe.Event, deps: Deps): Promise<Outcome> {
   if (!handled.has(event.type)) return "ignored";
+  if ((PLAN_EVENTS as readonly string[]).includes(event.type)) return recordPlanEvent(event, deps);
   if (event.type.startsWith("charge.dispute.")) return recordDispute(event, event.data.object as Stripe.Dispute, deps);
   if (event.type === "charge.refunded") {
     const charge = event.data.object;

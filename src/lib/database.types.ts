@@ -196,6 +196,33 @@ export type Database = {
         };
         Relationships: [];
       };
+      /** Coached offers paid by monthly instalments: each plan's payments, those paid, and since when one is past due. Written by the webhook only. */
+      payment_plans: {
+        Row: {
+          as_of: string;
+          checkout_session_id: string | null;
+          created_at: string;
+          currency: string;
+          ended_at: string | null;
+          name: string;
+          paid_invoices: string[];
+          past_due_since: string | null;
+          payments: Json;
+          product_key: string;
+          subscription_id: string;
+        };
+        Insert: never;
+        Update: never;
+        Relationships: [
+          {
+            foreignKeyName: "payment_plans_offer_id_fkey";
+            columns: ["offer_id"];
+            isOneToOne: false;
+            referencedRelation: "coached_offers";
+            referencedColumns: ["id"];
+          },
+        ];
+      };
       /** Contact details of each user, edited in the portal. Owner only. */
       profiles: {
         Row: {
@@ -478,12 +505,14 @@ export type Database = {
       desk_last_sign_in: { Args: { p_user: string }; Returns: string };
       desk_update_lead: { Args: { p_id: string; p_status: string; p_note: string }; Returns: Json };
       desk_withdraw_offer: { Args: { p_id: string }; Returns: Json };
-      /** Whether the caller has a completed (not refunded, disputed or failed) order for the program. */
+      /** Whether the caller has a completed (not refunded, disputed or failed) order for the program, not paused by a plan payment 14 days past due. */
       has_program_access: { Args: { p_product_key: string }; Returns: boolean };
       /** Whether the caller is staff in the role asked: coach (any staff member) or admin. */
       is_staff: { Args: { p_role?: string }; Returns: boolean };
       /** When a cohort lesson of that week opens for the caller; null without access. */
       lesson_unlocks_at: { Args: { p_product_key: string; p_unlock_week: number }; Returns: string };
+      plan_grace: { Args: Record<PropertyKey, never>; Returns: string };
+      plan_paused: { Args: { p_checkout_session_id: string }; Returns: boolean };
       /** The day the caller's course of this program counts from (their cohort's start, or the purchase day when self-paced); null without access. */
       program_start_date: { Args: { p_product_key: string }; Returns: string };
     };

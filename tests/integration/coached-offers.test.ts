@@ -617,6 +617,38 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
       });
     });
 
+    it("a plan's first payment with 4242: the order, the offer paid, the plan at 1 of 6, and its subscription set to end after the sixth", async () => {
+      const { token, id } = await offerWith();
+      const session = await sessionOf((await choose(token, "plan:1")).body.url!);
+      expect((await payOnPage(session, TEST_CARD)).status).toBe(303);
+      await stack.stripe.idle();
+      const paid = await stripe().checkout.sessions.retrieve(session.id);
+      const { rows } = await stack.db.query<{ status: string; amount_total: number }>(
+        "select status::text, amount_total from public.stripe_orders where checkout_session_id = $1",
+        [session.id],
+      );
+      expect(rows).toEqual([{ status: "completed", amount_total: 600000 }]);
+      expect((await service.from("desk_offers").select("status").eq("id", id).single()).data!.status).toBe("paid");
+      const plan = await service
+        .from("payment_plans")
+        .select("name, payments, paid_invoices, checkout_session_id, past_due_since")
+        .eq("subscription_id", paid.subscription as string)
+        .single();
+      expect(plan.data).toMatchObject({
+        name: "Six monthly payments",
+        checkout_session_id: session.id,
+        paid_invoices: [paid.invoice],
+        past_due_since: null,
+      });
+      expect(plan.data!.payments).toHaveLength(6);
+      const subscription = await stripe().subscriptions.retrieve(paid.subscription as string);
+      expect(subscription.schedule).not.toBeNull();
+      const schedule = await stripe().subscriptionSchedules.retrieve(subscription.schedule as string);
+      expect(schedule.end_behavior).toBe("cancel");
+      expect(schedule.phases.map((phase) => phase.items[0]!.price)).toHaveLength(1);
+      expect(schedule.phases[0]!.end_date - schedule.phases[0]!.start_date).toBeGreaterThan(150 * 86400);
+    });
+
     it("paid in full with 4242 on the hosted page: the program's order in the offer's cohort, the offer paid, and its link used", async () => {
       const { token, id } = await offerWith();
       const session = await sessionOf((await choose(token, "in_full")).body.url!);
@@ -630,6 +662,73 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
       const { data } = await service.from("desk_offers").select("status").eq("id", id).single();
       expect(data!.status).toBe("paid");
       expect(await choose(token, "in_full")).toMatchObject({ status: 410, body: { code: "paid" } });
+    });
+
+    it("a failed instalment: past due from its day, the buyer e-mailed its page once, access paused 14 days on and back the moment it is paid; a late older event changes nothing", async () => {
+      const { token } = await offerWith();
+      const session = await sessionOf((await choose(token, "plan:1")).body.url!);
+      await payOnPage(session, TEST_CARD);
+      await stack.stripe.idle();
+      const paid = await stripe().checkout.sessions.retrieve(session.id);
+      const subscription = paid.subscription as string;
+      const email = paid.customer_details!.email!;
+      const DAY_S = 86400;
+      const now = Math.floor(Date.now() / 1000);
+      const invoice = (attempt: number) => ({
+        id: "in_failedsecond1",
+        object: "invoice",
+        amount_due: 600000,
+        currency: "usd",
+        attempt_count: attempt,
+        created: now - 2 * DAY_S,
+        customer: paid.customer,
+        customer_email: email,
+        hosted_invoice_url: "https://invoice.stripe.com/i/acct_test/in_failedsecond1",
+        parent: {
+          type: "subscription_details",
+          quote_details: null,
+          subscription_details: { subscription, metadata: paid.metadata },
+        },
+      });
+      const send = async (type: string, object: unknown, created: number) => {
+        const body = { ...stripeEvent(type, object), created };
+        const { payload, signature } = await signEvent(body, stack.stripe.webhookSecret);
+        const response = await fetch(`${stack.url}/functions/v1/stripe-webhook`, {
+          method: "POST",
+          headers: { "content-type": "application/json; charset=utf-8", "stripe-signature": signature },
+          body: payload,
+        });
+        expect(response.status).toBe(200);
+      };
+      const paused = async () =>
+        (await stack.db.query<{ paused: boolean }>("select public.plan_paused($1) as paused", [session.id])).rows[0]!
+          .paused;
+      const failures = () =>
+        stack.mail.list().filter((m) => m.to === email && m.subject.includes("did not go through"));
+
+      await send("invoice.payment_failed", invoice(1), now - 2 * DAY_S);
+      expect(await paused()).toBe(false);
+      const [notice, ...more] = failures();
+      expect(more).toEqual([]);
+      expect(notice!.subject).toBe("Your AI Advisor Accelerator payment of $6,000 did not go through");
+      expect(notice!.text).toContain("https://invoice.stripe.com/i/acct_test/in_failedsecond1");
+      // Stripe's retry, still failing, 14 days after it fell due (Stripe's time, as a test clock
+      // moved ahead gives it): access pauses; no second e-mail.
+      await send("invoice.payment_failed", invoice(3), now + 13 * DAY_S);
+      expect(await paused()).toBe(true);
+      expect(failures()).toHaveLength(1);
+      // Paid on the invoice's page: access is back at once.
+      await send("invoice.paid", invoice(4), now + 13 * DAY_S + 60);
+      expect(await paused()).toBe(false);
+      // An earlier failure delivered late changes nothing.
+      await send("invoice.payment_failed", invoice(2), now + 5 * DAY_S);
+      expect(await paused()).toBe(false);
+      const { data } = await service
+        .from("payment_plans")
+        .select("paid_invoices, past_due_since")
+        .eq("subscription_id", subscription)
+        .single();
+      expect(data).toEqual({ paid_invoices: [paid.invoice, "in_failedsecond1"], past_due_since: null });
     });
   });
 });

@@ -69,6 +69,7 @@ export const DEPLOY_KEYS = {
       Prices: "read",
       PaymentIntents: "read",
       Charges: "read",
+      Subscriptions: "write",
     },
   },
   catalogue: {
