@@ -18,6 +18,25 @@ import { cardFields, postForm, type Received, stripeClient, stripeFixture } from
 const fixture = stripeFixture("stripe-subscriptions-");
 const none = { unknown: [], missing: [] };
 
+const DAY = 24 * 60 * 60;
+/** Where the tests' test clocks start: 15 January 2027, 12:00 UTC. */
+const T0 = Date.UTC(2027, 0, 15, 12) / 1000;
+/** `n` months after `from`, same day and time (UTC), as Stripe bills a monthly price. */
+const months = (n: number, from = T0) => {
+  const d = new Date(from * 1000);
+  return (
+    Date.UTC(
+      d.getUTCFullYear(),
+      d.getUTCMonth() + n,
+      d.getUTCDate(),
+      d.getUTCHours(),
+      d.getUTCMinutes(),
+      d.getUTCSeconds(),
+    ) / 1000
+  );
+};
+const typesOf = (events: Received[]) => events.map((e) => e.type);
+
 describe("Stripe stand-in subscriptions", () => {
   let stack: TestStack;
   let stripe: Stripe;
@@ -78,6 +97,24 @@ describe("Stripe stand-in subscriptions", () => {
       .map((d) => fixture.received().find((r) => r.id === d.eventId))
       .filter((r): r is Received => r !== undefined && byCustomer(r));
   };
+
+  /**
+   * The types of the events made while `step` runs, in the order they were made, each delivered
+   * to the webhook and verified there; with the events, for their objects.
+   */
+  async function eventsDuring(step: () => Promise<unknown>): Promise<Received[]> {
+    await stack.stripe.idle();
+    const before = new Set(stack.stripe.deliveries().map((d) => d.eventId));
+    await step();
+    await stack.stripe.idle();
+    const made = stack.stripe.deliveries().filter((d) => !before.has(d.eventId));
+    const got = fixture.received();
+    return made.map((d) => {
+      const event = got.find((r) => r.id === d.eventId);
+      expect(event, `${d.type} delivered and verified`).toBeDefined();
+      return event!;
+    });
+  }
 
   describe("recurring prices (Prices: `type: recurring`, `recurring`)", () => {
     it("makes a recurring price with its interval, found by lookup key, and refuses an interval longer than three years", async () => {
@@ -411,6 +448,163 @@ describe("Stripe stand-in subscriptions", () => {
       const card = await stripe.paymentMethods.retrieve(subscription.default_payment_method as string);
       expect(undeclared(card, "PaymentMethods.d.ts", "PaymentMethod")).toEqual(none);
       expect(undeclared(card.card, "PaymentMethods.d.ts", "PaymentMethod", "Card")).toEqual(none);
+    });
+  });
+
+  describe("Subscription Schedules (create from_subscription or for a start date, update phases with duration, cancel, release)", () => {
+    it("makes a schedule of a subscription: its current period as the one phase, end_behavior release, the subscription's `schedule` set (Subscription schedules: from_subscription)", async () => {
+      const { subscription } = await subscribe();
+      const period = subscription.items.data[0]!;
+      const events = await eventsDuring(async () => {
+        const schedule = await stripe.subscriptionSchedules.create({ from_subscription: subscription.id });
+        expect(schedule).toMatchObject({
+          object: "subscription_schedule",
+          status: "active",
+          end_behavior: "release",
+          subscription: subscription.id,
+          customer: subscription.customer,
+          current_phase: { start_date: period.current_period_start, end_date: period.current_period_end },
+          phases: [
+            {
+              start_date: period.current_period_start,
+              end_date: period.current_period_end,
+              items: [{ price: monthly.id, plan: monthly.id, quantity: 1 }],
+            },
+          ],
+        });
+        expect((await stripe.subscriptions.retrieve(subscription.id)).schedule).toBe(schedule.id);
+        const again = await stripe.subscriptionSchedules
+          .create({ from_subscription: subscription.id })
+          .catch((e: unknown) => e);
+        expect(again).toMatchObject({ statusCode: 400, param: "from_subscription" });
+        const mixed = await stripe.subscriptionSchedules
+          .create({ from_subscription: subscription.id, end_behavior: "cancel" })
+          .catch((e: unknown) => e);
+        expect(mixed).toMatchObject({ statusCode: 400, param: "end_behavior" });
+      });
+      expect(typesOf(events)).toEqual(["subscription_schedule.created", "customer.subscription.updated"]);
+    });
+
+    it("sets N monthly instalments: one phase from the current start lasting `duration` months, end_behavior cancel, shown as the subscription's cancel_at; `iterations` is gone (SubscriptionScheduleUpdateParams.Phase `duration`, 2025-09-30.clover)", async () => {
+      const { subscription } = await subscribe();
+      const schedule = await stripe.subscriptionSchedules.create({ from_subscription: subscription.id });
+      const start = schedule.phases[0]!.start_date;
+      const refused = await stripe.subscriptionSchedules
+        .update(schedule.id, {
+          phases: [
+            {
+              items: [{ price: monthly.id }],
+              start_date: start + 60,
+              duration: { interval: "month", interval_count: 6 },
+            },
+          ],
+        })
+        .catch((e: unknown) => e);
+      expect(refused).toMatchObject({
+        statusCode: 400,
+        message: "You can not modify the start date of the current phase.",
+      });
+      const iterations = await stripe.subscriptionSchedules
+        .update(schedule.id, {
+          phases: [
+            {
+              items: [{ price: monthly.id }],
+              start_date: start,
+              iterations: 6,
+            } as Stripe.SubscriptionScheduleUpdateParams.Phase,
+          ],
+        })
+        .catch((e: unknown) => e);
+      expect(iterations).toMatchObject({ code: "parameter_unknown", param: "phases[0][iterations]" });
+      const events = await eventsDuring(async () => {
+        const updated = await stripe.subscriptionSchedules.update(schedule.id, {
+          end_behavior: "cancel",
+          phases: [
+            {
+              items: [{ price: monthly.id, quantity: 1 }],
+              start_date: start,
+              duration: { interval: "month", interval_count: 6 },
+            },
+          ],
+        });
+        expect(updated).toMatchObject({
+          end_behavior: "cancel",
+          phases: [{ start_date: start, end_date: months(6, start) }],
+          current_phase: { start_date: start, end_date: months(6, start) },
+        });
+        expect((await stripe.subscriptions.retrieve(subscription.id)).cancel_at).toBe(months(6, start));
+      });
+      expect(typesOf(events)).toEqual(["subscription_schedule.updated", "customer.subscription.updated"]);
+      expect(events[0]!.previous).toMatchObject({ end_behavior: "release" });
+      expect(events[1]!.previous).toMatchObject({ cancel_at: null });
+      // A subscription on a schedule cancels through the schedule.
+      const direct = await stripe.subscriptions
+        .update(subscription.id, { cancel_at_period_end: true })
+        .catch((e: unknown) => e);
+      expect(direct).toMatchObject({ statusCode: 400 });
+    });
+
+    it("schedules a subscription to start later: not_started, its one phase lasting one interval, the card it will charge attached to the customer (Subscription schedules: start_date, default_settings)", async () => {
+      const { subscription } = await subscribe();
+      const customer = subscription.customer as string;
+      const card = subscription.default_payment_method as string;
+      const start = Math.floor(Date.now() / 1000) + 90 * DAY;
+      const other = await stripe.customers.create({ email: "other@example.com" });
+      const notTheirs = await stripe.subscriptionSchedules
+        .create({
+          customer: other.id,
+          start_date: start,
+          phases: [{ items: [{ price: monthly.id }] }],
+          default_settings: { default_payment_method: card },
+        })
+        .catch((e: unknown) => e);
+      expect(notTheirs).toMatchObject({ statusCode: 400, param: "default_settings[default_payment_method]" });
+      const events = await eventsDuring(async () => {
+        const schedule = await stripe.subscriptionSchedules.create({
+          customer,
+          start_date: start,
+          end_behavior: "release",
+          phases: [{ items: [{ price: monthly.id }] }],
+          default_settings: { default_payment_method: card },
+        });
+        expect(schedule).toMatchObject({
+          status: "not_started",
+          subscription: null,
+          current_phase: null,
+          default_settings: { default_payment_method: card },
+          phases: [{ start_date: start, end_date: months(1, start), items: [{ price: monthly.id, quantity: 1 }] }],
+        });
+        const listed = await stripe.subscriptionSchedules.list({ customer, scheduled: true });
+        expect(listed.data.map((s) => s.id)).toEqual([schedule.id]);
+        const canceled = await stripe.subscriptionSchedules.cancel(schedule.id);
+        expect(canceled).toMatchObject({ status: "canceled" });
+        expect(canceled.canceled_at).not.toBeNull();
+        const twice = await stripe.subscriptionSchedules.cancel(schedule.id).catch((e: unknown) => e);
+        expect(twice).toMatchObject({ statusCode: 400 });
+      });
+      expect(typesOf(events)).toEqual(["subscription_schedule.created", "subscription_schedule.canceled"]);
+    });
+
+    it("releases a schedule: the subscription goes on without it (subscription_schedule.released, released_subscription)", async () => {
+      const { subscription } = await subscribe();
+      const schedule = await stripe.subscriptionSchedules.create({ from_subscription: subscription.id });
+      const released = await stripe.subscriptionSchedules.release(schedule.id);
+      expect(released).toMatchObject({
+        status: "released",
+        released_subscription: subscription.id,
+        subscription: null,
+      });
+      expect(await stripe.subscriptions.retrieve(subscription.id)).toMatchObject({ status: "active", schedule: null });
+      expect(undeclared(released, "SubscriptionSchedules.d.ts", "SubscriptionSchedule")).toEqual(none);
+      expect(undeclared(released.phases[0], "SubscriptionSchedules.d.ts", "SubscriptionSchedule", "Phase")).toEqual(
+        none,
+      );
+      expect(
+        undeclared(released.phases[0]!.items[0], "SubscriptionSchedules.d.ts", "SubscriptionSchedule", "Phase", "Item"),
+      ).toEqual(none);
+      expect(
+        undeclared(released.default_settings, "SubscriptionSchedules.d.ts", "SubscriptionSchedule", "DefaultSettings"),
+      ).toEqual(none);
     });
   });
 });
