@@ -9,6 +9,9 @@
  * Subscription schedules, Automate payment retries, Customer portal). The stand-in keeps its state
  * in files, so one backend (PGlite) suffices.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestStack, type TestStack } from "../../src/harness.ts";
@@ -18,7 +21,8 @@ import { cardFields, postForm, type Received, stripeClient, stripeFixture } from
 const fixture = stripeFixture("stripe-subscriptions-");
 const none = { unknown: [], missing: [] };
 
-const DAY = 24 * 60 * 60;
+const HOUR = 3600;
+const DAY = 24 * HOUR;
 /** Where the tests' test clocks start: 15 January 2027, 12:00 UTC. */
 const T0 = Date.UTC(2027, 0, 15, 12) / 1000;
 /** `n` months after `from`, same day and time (UTC), as Stripe bills a monthly price. */
@@ -114,6 +118,35 @@ describe("Stripe stand-in subscriptions", () => {
       expect(event, `${d.type} delivered and verified`).toBeDefined();
       return event!;
     });
+  }
+
+  /** A customer on a new test clock frozen at `at`, and their subscription bought on the hosted page. */
+  async function clockSubscriber(
+    name: string,
+    price: Stripe.Price,
+    options: { at?: number; card?: string } = {},
+  ): Promise<{ clock: Stripe.TestHelpers.TestClock; customer: Stripe.Customer; subscription: Stripe.Subscription }> {
+    const clock = await stripe.testHelpers.testClocks.create({ frozen_time: options.at ?? T0, name });
+    const customer = await stripe.customers.create({ email: `${name}@example.com`, test_clock: clock.id });
+    const session = await newSubscriptionSession({
+      customer: customer.id,
+      line_items: [{ price: price.id, quantity: 1 }],
+    });
+    expect((await postForm(session.url!, cardFields(options.card ?? "4242424242424242"))).status).toBe(303);
+    const subscription = await stripe.subscriptions.retrieve(
+      (await stripe.checkout.sessions.retrieve(session.id)).subscription as string,
+    );
+    return { clock, customer, subscription };
+  }
+
+  /** Advances a clock: answered `advancing`, then `ready` at the new time once what was due has run. */
+  async function advance(clock: Stripe.TestHelpers.TestClock, to: number) {
+    const advancing = await stripe.testHelpers.testClocks.advance(clock.id, { frozen_time: to });
+    expect(advancing).toMatchObject({ status: "advancing", status_details: { advancing: { target_frozen_time: to } } });
+    await stack.stripe.idle();
+    const ready = await stripe.testHelpers.testClocks.retrieve(clock.id);
+    expect(ready).toMatchObject({ status: "ready", frozen_time: to, status_details: {} });
+    return ready;
   }
 
   describe("recurring prices (Prices: `type: recurring`, `recurring`)", () => {
@@ -607,4 +640,352 @@ describe("Stripe stand-in subscriptions", () => {
       ).toEqual(none);
     });
   });
+
+  describe("test clocks (Test clocks: create, advance, delete; renewals, schedules and retries run in time order)", () => {
+    it("makes a clock and its customer's objects at its frozen time, refuses to go back or further than two intervals of the shortest subscription, and deletes what it holds (TestClockAdvanceParams `frozen_time`; docs: Test clocks)", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("clock-rules", monthly);
+      expect(clock).toMatchObject({
+        object: "test_helpers.test_clock",
+        status: "ready",
+        frozen_time: T0,
+        name: "clock-rules",
+      });
+      expect(undeclared(clock, "TestHelpers/TestClocks.d.ts", "TestClock")).toEqual(none);
+      expect(customer).toMatchObject({ test_clock: clock.id, created: T0 });
+      expect(subscription).toMatchObject({ test_clock: clock.id, created: T0, start_date: T0, status: "active" });
+      expect(subscription.items.data[0]).toMatchObject({ current_period_start: T0, current_period_end: months(1) });
+      const back = await stripe.testHelpers.testClocks
+        .advance(clock.id, { frozen_time: T0 - 1 })
+        .catch((e: unknown) => e);
+      expect(back).toMatchObject({ statusCode: 400, param: "frozen_time" });
+      // "Cannot be more than two intervals in the future from the shortest subscription in this test clock."
+      const far = await stripe.testHelpers.testClocks
+        .advance(clock.id, { frozen_time: months(2) + 1 })
+        .catch((e: unknown) => e);
+      expect(far).toMatchObject({ statusCode: 400, param: "frozen_time" });
+      expect((await stripe.testHelpers.testClocks.retrieve(clock.id)).frozen_time).toBe(T0);
+      await advance(clock, months(2));
+      // "If there are no subscriptions in this test clock, it cannot be more than two years in the future."
+      const empty = await stripe.testHelpers.testClocks.create({ frozen_time: T0 });
+      const years = await stripe.testHelpers.testClocks
+        .advance(empty.id, { frozen_time: Date.UTC(2029, 0, 15, 12) / 1000 + 1 })
+        .catch((e: unknown) => e);
+      expect(years).toMatchObject({ statusCode: 400, param: "frozen_time" });
+      expect((await stripe.testHelpers.testClocks.list({ limit: 100 })).data.map((c) => c.id)).toContain(empty.id);
+      const deleted = await stripe.testHelpers.testClocks.del(clock.id);
+      expect(deleted).toEqual({ id: clock.id, object: "test_helpers.test_clock", deleted: true });
+      const gone = await stripe.customers.retrieve(customer.id).catch((e: unknown) => e);
+      expect(gone).toMatchObject({ statusCode: 404, code: "resource_missing" });
+    });
+
+    it("renews a month later with a good card: a subscription_cycle invoice made at the period's end, finalized and charged an hour later, with Stripe's events at the clock's time (docs: Subscription invoices, Test clocks)", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("renewal", monthly);
+      const atEnd = await eventsDuring(() => advance(clock, months(1)));
+      expect(typesOf(atEnd)).toEqual([
+        "test_helpers.test_clock.advancing",
+        "invoice.created",
+        "customer.subscription.updated",
+        "test_helpers.test_clock.ready",
+      ]);
+      const draft = atEnd[1]!.object;
+      expect(draft).toMatchObject({ status: "draft", billing_reason: "subscription_cycle", created: months(1) });
+      expect(draft.automatically_finalizes_at).toBe(months(1) + HOUR);
+      expect(atEnd[2]!.previous).toHaveProperty("items");
+      const charged = await eventsDuring(() => advance(clock, months(1) + 2 * HOUR));
+      expect(typesOf(charged)).toEqual([
+        "test_helpers.test_clock.advancing",
+        "invoice.finalized",
+        "payment_intent.created",
+        "charge.succeeded",
+        "payment_intent.succeeded",
+        "invoice_payment.paid",
+        "invoice.paid",
+        "invoice.payment_succeeded",
+        "test_helpers.test_clock.ready",
+      ]);
+      expect(charged.find((e) => e.type === "invoice.paid")!.created).toBe(months(1) + HOUR);
+      const invoices = await stripe.invoices.list({ customer: customer.id });
+      expect(invoices.data.map((i) => [i.billing_reason, i.status, i.amount_paid])).toEqual([
+        ["subscription_cycle", "paid", 50_000],
+        ["subscription_create", "paid", 50_000],
+      ]);
+      const [renewal] = invoices.data;
+      expect(renewal).toMatchObject({ period_start: T0, period_end: months(1), attempt_count: 1 });
+      expect(renewal!.lines.data[0]!.period).toEqual({ start: months(1), end: months(2) });
+      const renewed = await stripe.subscriptions.retrieve(subscription.id);
+      expect(renewed).toMatchObject({ status: "active", latest_invoice: renewal!.id });
+      expect(renewed.items.data[0]).toMatchObject({ current_period_start: months(1), current_period_end: months(2) });
+    });
+
+    it("bills N instalments on a schedule that cancels at its end: after the last instalment is paid, the phase's end cancels the subscription and completes the schedule, and no further invoice (SubscriptionSchedule end_behavior cancel)", async () => {
+      const instalment = await stripe.prices.create({
+        product: product.id,
+        currency: "usd",
+        unit_amount: 25_000,
+        recurring: { interval: "month" },
+      });
+      const { clock, customer, subscription } = await clockSubscriber("instalments", instalment);
+      const schedule = await stripe.subscriptionSchedules.create({ from_subscription: subscription.id });
+      await stripe.subscriptionSchedules.update(schedule.id, {
+        end_behavior: "cancel",
+        phases: [
+          {
+            items: [{ price: instalment.id, quantity: 1 }],
+            start_date: T0,
+            duration: { interval: "month", interval_count: 3 },
+          },
+        ],
+      });
+      await advance(clock, months(1) + HOUR);
+      await advance(clock, months(2) + HOUR);
+      const paid = await stripe.invoices.list({ customer: customer.id, status: "paid" });
+      expect(paid.data.map((i) => i.amount_paid)).toEqual([25_000, 25_000, 25_000]);
+      const last = await eventsDuring(() => advance(clock, months(3) + HOUR));
+      expect(typesOf(last)).toEqual([
+        "test_helpers.test_clock.advancing",
+        "customer.subscription.deleted",
+        "subscription_schedule.completed",
+        "test_helpers.test_clock.ready",
+      ]);
+      expect(last[1]!).toMatchObject({ created: months(3), object: { status: "canceled", ended_at: months(3) } });
+      expect(await stripe.subscriptionSchedules.retrieve(schedule.id)).toMatchObject({
+        status: "completed",
+        completed_at: months(3),
+      });
+      await advance(clock, months(5));
+      expect((await stripe.invoices.list({ customer: customer.id })).data).toHaveLength(3);
+    });
+
+    it("starts a membership months later from a schedule: at its start date the subscription is made and its first invoice charged to the card in default_settings, and after its phase the schedule releases it (Subscription schedules: start_date, end_behavior release)", async () => {
+      const membership = await stripe.prices.create({
+        product: product.id,
+        currency: "usd",
+        unit_amount: 9_700,
+        recurring: { interval: "month" },
+      });
+      const { clock, customer, subscription } = await clockSubscriber("membership", monthly);
+      const start = months(2);
+      const schedule = await stripe.subscriptionSchedules.create({
+        customer: customer.id,
+        start_date: start,
+        end_behavior: "release",
+        phases: [{ items: [{ price: membership.id }] }],
+        default_settings: { default_payment_method: subscription.default_payment_method as string },
+      });
+      expect(schedule).toMatchObject({ status: "not_started", test_clock: clock.id, created: T0 });
+      await stripe.subscriptions.cancel(subscription.id);
+      await advance(clock, months(1));
+      const started = await eventsDuring(() => advance(clock, start + HOUR));
+      expect(typesOf(started)).toEqual([
+        "test_helpers.test_clock.advancing",
+        "customer.subscription.created",
+        "invoice.created",
+        "invoice.finalized",
+        "payment_intent.created",
+        "charge.succeeded",
+        "payment_intent.succeeded",
+        "invoice_payment.paid",
+        "invoice.paid",
+        "invoice.payment_succeeded",
+        "customer.subscription.updated",
+        "subscription_schedule.updated",
+        "test_helpers.test_clock.ready",
+      ]);
+      const member = await stripe.subscriptionSchedules.retrieve(schedule.id);
+      expect(member).toMatchObject({
+        status: "active",
+        current_phase: { start_date: start, end_date: months(1, start) },
+      });
+      const sub = await stripe.subscriptions.retrieve(member.subscription as string);
+      expect(sub).toMatchObject({
+        status: "active",
+        start_date: start,
+        schedule: schedule.id,
+        default_payment_method: subscription.default_payment_method,
+        items: { data: [{ price: { id: membership.id } }] },
+      });
+      const released = await eventsDuring(() => advance(clock, months(1, start) + HOUR));
+      expect(typesOf(released).slice(1, 5)).toEqual([
+        "subscription_schedule.released",
+        "customer.subscription.updated",
+        "invoice.created",
+        "customer.subscription.updated",
+      ]);
+      expect(await stripe.subscriptions.retrieve(sub.id)).toMatchObject({ status: "active", schedule: null });
+      expect((await stripe.invoices.list({ subscription: sub.id, status: "paid" })).data).toHaveLength(2);
+    });
+
+    it("fails renewals of 4000 0000 0000 0341 (attached as pm_card_chargeDeclinedAfterAttaching): past_due, then Stripe's retries on a custom schedule of 3, 5 and 7 days after the previous attempt, then the subscription canceled (docs: Automate payment retries, custom retry schedule; Manage failed payments: cancel the subscription)", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("retries", monthly);
+      const declining = await stripe.paymentMethods.attach("pm_card_chargeDeclinedAfterAttaching", {
+        customer: customer.id,
+      });
+      expect(declining).toMatchObject({ customer: customer.id, card: { last4: "0341" } });
+      await stripe.subscriptions.update(subscription.id, { default_payment_method: declining.id });
+      const first = await eventsDuring(() => advance(clock, months(1) + HOUR));
+      expect(typesOf(first)).toEqual([
+        "test_helpers.test_clock.advancing",
+        "invoice.created",
+        "customer.subscription.updated",
+        "invoice.finalized",
+        "payment_intent.created",
+        "charge.failed",
+        "payment_intent.payment_failed",
+        "invoice.payment_failed",
+        "customer.subscription.updated",
+        "test_helpers.test_clock.ready",
+      ]);
+      expect(first[8]!).toMatchObject({ object: { status: "past_due" }, previous: { status: "active" } });
+      const [open] = (await stripe.invoices.list({ customer: customer.id, status: "open" })).data;
+      expect(open).toMatchObject({
+        attempt_count: 1,
+        attempted: true,
+        next_payment_attempt: months(1) + HOUR + 3 * DAY,
+        amount_remaining: 50_000,
+      });
+      const failed = first.find((e) => e.type === "charge.failed")!.object;
+      expect(failed).toMatchObject({ failure_code: "card_declined", outcome: { reason: "generic_decline" } });
+      let due = open!.next_payment_attempt!;
+      for (const [attempt, days] of [
+        [2, 5],
+        [3, 7],
+      ] as const) {
+        const retry = await eventsDuring(() => advance(clock, due));
+        expect(typesOf(retry)).toEqual([
+          "test_helpers.test_clock.advancing",
+          "charge.failed",
+          "payment_intent.payment_failed",
+          "invoice.payment_failed",
+          "test_helpers.test_clock.ready",
+        ]);
+        const now = await stripe.invoices.retrieve(open!.id);
+        expect(now).toMatchObject({ status: "open", attempt_count: attempt, next_payment_attempt: due + days * DAY });
+        due = now.next_payment_attempt!;
+      }
+      const lastTry = await eventsDuring(() => advance(clock, due));
+      expect(typesOf(lastTry)).toEqual([
+        "test_helpers.test_clock.advancing",
+        "charge.failed",
+        "payment_intent.payment_failed",
+        "invoice.payment_failed",
+        "customer.subscription.deleted",
+        "test_helpers.test_clock.ready",
+      ]);
+      expect(await stripe.invoices.retrieve(open!.id)).toMatchObject({
+        status: "open",
+        attempt_count: 4,
+        next_payment_attempt: null,
+      });
+      expect(await stripe.subscriptions.retrieve(subscription.id)).toMatchObject({
+        status: "canceled",
+        cancellation_details: { reason: "payment_failed" },
+      });
+    });
+
+    it("pays a failed invoice on its hosted invoice page with another card: invoice.paid and the subscription active again; invoices.pay answers a decline as a card error (Invoices pay; docs: Hosted invoice page)", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("hosted-invoice", monthly);
+      const declining = await stripe.paymentMethods.attach("pm_card_chargeDeclinedAfterAttaching", {
+        customer: customer.id,
+      });
+      await stripe.subscriptions.update(subscription.id, { default_payment_method: declining.id });
+      await advance(clock, months(1) + HOUR);
+      const [open] = (await stripe.invoices.list({ subscription: subscription.id, status: "open" })).data;
+      const refused = await stripe.invoices.pay(open!.id).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(Stripe.errors.StripeCardError);
+      expect(refused).toMatchObject({ statusCode: 402, code: "card_declined", decline_code: "generic_decline" });
+      // A manual attempt after the first does not count (Invoice `attempt_count`).
+      expect((await stripe.invoices.retrieve(open!.id)).attempt_count).toBe(1);
+      const page = await fetch(open!.hosted_invoice_url!);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain("$500.00");
+      expect(html).toContain('<label for="card_number">Card number</label>');
+      const declined = await postForm(open!.hosted_invoice_url!, cardFields("4000000000000002"));
+      expect(declined.status).toBe(402);
+      expect(await declined.text()).toContain("Your card was declined.");
+      const events = await eventsDuring(async () => {
+        const paid = await postForm(open!.hosted_invoice_url!, cardFields("4242424242424242"));
+        expect(paid.status).toBe(303);
+      });
+      expect(typesOf(events)).toEqual([
+        "charge.succeeded",
+        "payment_intent.succeeded",
+        "invoice_payment.paid",
+        "invoice.paid",
+        "invoice.payment_succeeded",
+        "customer.subscription.updated",
+      ]);
+      expect(events[5]!).toMatchObject({ object: { status: "active" }, previous: { status: "past_due" } });
+      expect(await stripe.invoices.retrieve(open!.id)).toMatchObject({
+        status: "paid",
+        next_payment_attempt: null,
+        amount_paid: 50_000,
+      });
+      expect(await (await fetch(open!.hosted_invoice_url!)).text()).toContain("This invoice has been paid.");
+      const again = await stripe.invoices.pay(open!.id).catch((e: unknown) => e);
+      expect(again).toMatchObject({ statusCode: 400, message: "Invoice is already paid" });
+    });
+  });
+
+  it("keeps clocks, subscriptions and a pending retry across a restart on the same data folder: the next advance retries when due (store.ts)", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "stripe-billing-data-"));
+    const options = {
+      seed: false,
+      dataDir,
+      functionsDir: fixture.functionsDir,
+      config: { functions: { "stripe-webhook": { verifyJwt: false } } },
+      stripe: { catalogue: false, retryDelaysMs: [300], timeoutMs: 2_000 },
+    };
+    let first: TestStack | undefined = await startTestStack({ name: "PGlite" }, options);
+    try {
+      const api = stripeClient(first);
+      const price = await api.prices.create({
+        product_data: { name: "Kept" },
+        currency: "usd",
+        unit_amount: 1_000,
+        recurring: { interval: "month" },
+      });
+      const clock = await api.testHelpers.testClocks.create({ frozen_time: T0 });
+      const customer = await api.customers.create({ email: "kept@example.com", test_clock: clock.id });
+      const session = await api.checkout.sessions.create({
+        mode: "subscription",
+        customer: customer.id,
+        line_items: [{ price: price.id, quantity: 1 }],
+        success_url: `${first.url}/thank-you`,
+      });
+      expect((await postForm(session.url!, cardFields("4242424242424242"))).status).toBe(303);
+      const subscription = (await api.subscriptions.list({ customer: customer.id })).data[0]!;
+      const declining = await api.paymentMethods.attach("pm_card_chargeDeclinedAfterAttaching", {
+        customer: customer.id,
+      });
+      await api.subscriptions.update(subscription.id, { default_payment_method: declining.id });
+      await api.testHelpers.testClocks.advance(clock.id, { frozen_time: months(1) + HOUR });
+      await first.stripe.idle();
+      const [open] = (await api.invoices.list({ customer: customer.id, status: "open" })).data;
+      expect(open).toMatchObject({ attempt_count: 1, next_payment_attempt: months(1) + HOUR + 3 * DAY });
+      await first.stop();
+      first = undefined;
+
+      const second = await startTestStack({ name: "PGlite" }, options);
+      try {
+        const again = stripeClient(second);
+        expect(await again.testHelpers.testClocks.retrieve(clock.id)).toMatchObject({
+          status: "ready",
+          frozen_time: months(1) + HOUR,
+        });
+        expect(await again.subscriptions.retrieve(subscription.id)).toMatchObject({ status: "past_due" });
+        await again.testHelpers.testClocks.advance(clock.id, { frozen_time: open!.next_payment_attempt! });
+        await second.stripe.idle();
+        expect(await again.invoices.retrieve(open!.id)).toMatchObject({
+          attempt_count: 2,
+          next_payment_attempt: open!.next_payment_attempt! + 5 * DAY,
+        });
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await first?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
