@@ -4,7 +4,14 @@
  *   (`/_local/stripe/invoices/<id>`): the merchant, the invoice's number, lines and amount due, and
  *   while it is open a card form that pays it, with the checkout page's checks and test cards
  *   (docs: Hosted invoice page: "customers can pay an invoice"; a card paid with here pays this
- *   invoice only, and is not made the subscription's default). A plain HTML form, no script.
+ *   invoice only, and is not made the subscription's default). A plain HTML form, no script;
+ * - the customer portal a portal session's `url` leads to (`/_local/stripe/portal/<id>`), with the
+ *   features of the stand-in's portal configuration (./billing-api.ts `PORTAL_CONFIGURATION`):
+ *   the customer's subscriptions (price, status, next charge date), a form that replaces the card
+ *   ("Payment method update": the new card becomes the customer's default and every
+ *   subscription's, and open invoices are paid with it), "Cancel subscription" (the portal's
+ *   default mode, at the end of the billing period, which "Don't cancel" undoes) and a link back
+ *   to the session's `return_url`.
  * Dev and test only.
  */
 import { readBody } from "../http.ts";
@@ -17,9 +24,11 @@ import {
   escape,
   type Field,
   html,
+  intervalLabel,
   INVOICES_PATH,
   money,
   type PageContext,
+  PORTAL_PATH,
   readPayment,
   seeOther,
 } from "./pages.ts";
@@ -116,6 +125,125 @@ async function payInvoiceFromForm(ctx: PageContext, invoice: StripeObject, reque
   return seeOther(`${INVOICES_PATH}/${encodeURIComponent(invoice.id)}`);
 }
 
+// ---------------------------------------------------------------- the customer portal
+
+/** The subscriptions the portal shows: those not ended (docs: Customer portal, "view subscriptions"). */
+const shownStatuses = new Set(["active", "past_due", "trialing", "unpaid", "incomplete"]);
+
+function portalSubscriptions(ctx: PageContext, customer: string): StripeObject[] {
+  return ctx.payments.store
+    .all("subscription")
+    .map((s) => s.data)
+    .filter((s) => s.customer === customer && shownStatuses.has(s.status as string));
+}
+
+const cardLabel = (method: StripeObject | undefined) => {
+  const card = method?.card as { brand: string; last4: string; exp_month: number; exp_year: number } | undefined;
+  if (!card) return "No card on file";
+  const brand = card.brand.charAt(0).toUpperCase() + card.brand.slice(1);
+  return `${brand} ending in ${card.last4}, expires ${String(card.exp_month).padStart(2, "0")}/${card.exp_year}`;
+};
+
+function portalPage(ctx: PageContext, session: StripeObject, state: FormState = {}, status = 200): Response {
+  const store = ctx.payments.store;
+  const customer = store.get("customer", session.customer as string)!;
+  const base = `${PORTAL_PATH}/${encodeURIComponent(session.id)}`;
+  const defaultMethod = (customer.invoice_settings as { default_payment_method: string | null }).default_payment_method;
+  const subscriptions = portalSubscriptions(ctx, customer.id);
+  const card = store.get(
+    "payment_method",
+    defaultMethod ?? (subscriptions[0]?.default_payment_method as string | null | undefined) ?? "",
+  );
+  const rows = subscriptions
+    .map((sub) => {
+      const item = (sub.items as { data: StripeObject[] }).data[0]!;
+      const price = item.price as unknown as StripeObject;
+      const product = store.get("product", price.product as string);
+      const ends = sub.cancel_at as number | null;
+      const next = item.current_period_end as number;
+      const when = ends
+        ? `Cancels on ${day(ends)}`
+        : sub.status === "past_due"
+          ? "Payment failed: update your payment method to pay it"
+          : `Next charge on ${day(next)}`;
+      const action = sub.schedule
+        ? `<p class="muted">This subscription follows a schedule and cannot be changed here.</p>`
+        : sub.cancel_at_period_end
+          ? `<form method="post" action="${base}/subscriptions/${encodeURIComponent(sub.id)}/renew" aria-label="Keep ${escape(String(product?.name ?? ""))}"><button type="submit" class="secondary">Don't cancel</button></form>`
+          : `<form method="post" action="${base}/subscriptions/${encodeURIComponent(sub.id)}/cancel" aria-label="Cancel ${escape(String(product?.name ?? ""))}"><button type="submit" class="secondary">Cancel subscription</button></form>`;
+      return `<li><div><strong>${escape(String(product?.name ?? price.id))}</strong><br>${escape(money(price.unit_amount as number, price.currency as string))} ${escape(intervalLabel(price))}<br><span class="muted">${escape(when)}</span></div>${action}</li>`;
+    })
+    .join("");
+  const back = session.return_url
+    ? `<a class="back" href="${escape(session.return_url as string)}">← Return to ${escape(ctx.brand)}</a>`
+    : "";
+  return html(
+    document(
+      `${ctx.brand}: billing`,
+      CHECKOUT_STYLE,
+      `<main><section aria-labelledby="portal">${back}<h1 id="portal">${escape(ctx.brand)}<span class="badge">Test mode</span></h1>
+<p class="muted">${escape((customer.email as string | null) ?? "")}</p>
+<h2>Current subscriptions</h2>${rows ? `<ul>${rows}</ul>` : "<p>No current subscriptions.</p>"}
+<h2>Payment method</h2><p>${escape(cardLabel(card))}</p></section>
+<section><form method="post" action="${base}/payment-method" novalidate aria-label="Update payment method">
+${state.alert ? `<p class="alert" role="alert">${escape(state.alert)}</p>` : ""}
+${cardFields(state)}
+<button type="submit">Update payment method</button></form></section></main>`,
+    ),
+    status,
+  );
+}
+
+/**
+ * The new card becomes the customer's default (`customer.updated`) and every current
+ * subscription's (`customer.subscription.updated`), and open invoices are paid with it. A card
+ * the issuer declines is refused and changes nothing (the portal checks a card before saving it).
+ */
+async function replaceCard(ctx: PageContext, session: StripeObject, request: Request): Promise<Response> {
+  const store = ctx.payments.store;
+  const billing = ctx.payments.billing;
+  const customer = store.get("customer", session.customer as string)!;
+  const { read, entry } = await readCard(request, (customer.email as string | null) ?? "customer@example.com");
+  if (read.errors) return portalPage(ctx, session, { errors: read.errors, entry }, 400);
+  if (read.refused) return portalPage(ctx, session, { alert: read.refused, entry }, 402);
+  const { refused: _refused, errors: _errors, ...input } = read;
+  if (input.decline) return portalPage(ctx, session, { alert: input.decline.message, entry }, 402);
+  const card = billing.saveCard(customer.id, input);
+  const settings = customer.invoice_settings as Record<string, unknown>;
+  const previous = { invoice_settings: structuredClone(settings) };
+  settings.default_payment_method = card.id;
+  ctx.payments.emit("customer.updated", customer, NO_REQUEST, previous, billing.timeOf(customer.id));
+  for (const sub of portalSubscriptions(ctx, customer.id)) {
+    billing.updateSubscription(sub.id, { defaultPaymentMethod: card.id }, NO_REQUEST);
+  }
+  for (const { data: invoice } of store.all("invoice")) {
+    if (invoice.customer !== customer.id || invoice.status !== "open" || invoice.auto_advance === false) continue;
+    try {
+      billing.payInvoice(invoice.id, card.id, NO_REQUEST);
+    } catch (error) {
+      if (!(error instanceof StripeError)) throw error;
+    }
+  }
+  store.save();
+  return seeOther(`${PORTAL_PATH}/${encodeURIComponent(session.id)}`);
+}
+
+/** "Cancel subscription" at the end of the period, or "Don't cancel". */
+function setCancel(ctx: PageContext, session: StripeObject, subscriptionId: string, cancel: boolean): Response {
+  const sub = ctx.payments.store.get("subscription", subscriptionId);
+  if (!sub || sub.customer !== session.customer || !shownStatuses.has(sub.status as string)) {
+    return portalPage(ctx, session, { alert: "This subscription cannot be changed." }, 404);
+  }
+  try {
+    ctx.payments.billing.updateSubscription(sub.id, { cancelAtPeriodEnd: cancel }, NO_REQUEST);
+  } catch (error) {
+    if (!(error instanceof StripeError)) throw error;
+    return portalPage(ctx, session, { alert: error.message }, 409);
+  }
+  ctx.payments.store.save();
+  return seeOther(`${PORTAL_PATH}/${encodeURIComponent(session.id)}`);
+}
+
 /** Answers the Billing pages; null for other paths. */
 export async function billingPages(request: Request, pathname: string, ctx: PageContext): Promise<Response | null> {
   const store = ctx.payments.store;
@@ -131,6 +259,26 @@ export async function billingPages(request: Request, pathname: string, ctx: Page
     if (request.method === "GET") return invoicePage(ctx, invoice);
     if (request.method === "POST") return payInvoiceFromForm(ctx, invoice, request);
     return new Response(null, { status: 405, headers: { allow: "GET, POST" } });
+  }
+  const portalMatch = new RegExp(
+    `^${PORTAL_PATH}/([^/]+)(/payment-method|/subscriptions/([^/]+)/(cancel|renew))?$`,
+  ).exec(pathname);
+  if (portalMatch) {
+    const session = store.get("billing_portal.session", decodeURIComponent(portalMatch[1]!));
+    if (!session || !store.get("customer", session.customer as string)) {
+      return html(
+        document("Not found", CHECKOUT_STYLE, `<main><p class="notice">This portal session does not exist.</p></main>`),
+        404,
+      );
+    }
+    if (!portalMatch[2]) {
+      return request.method === "GET"
+        ? portalPage(ctx, session)
+        : new Response(null, { status: 405, headers: { allow: "GET" } });
+    }
+    if (request.method !== "POST") return new Response(null, { status: 405, headers: { allow: "POST" } });
+    if (portalMatch[2] === "/payment-method") return replaceCard(ctx, session, request);
+    return setCancel(ctx, session, decodeURIComponent(portalMatch[3]!), portalMatch[4] === "cancel");
   }
   return null;
 }

@@ -927,6 +927,105 @@ describe("Stripe stand-in subscriptions", () => {
     });
   });
 
+  describe("the customer portal (BillingPortal Sessions create; docs: Customer portal)", () => {
+    /** A portal session for the customer, and its page's HTML. */
+    async function portal(customer: string) {
+      const session = await stripe.billingPortal.sessions.create({ customer, return_url: `${stack.url}/account` });
+      const page = await fetch(session.url);
+      expect(page.status).toBe(200);
+      return { session, html: await page.text() };
+    }
+
+    it("makes a session whose url is the local portal: the customer's subscriptions with price and next charge date, the card, a link back to return_url (BillingPortal/Sessions.d.ts)", async () => {
+      const { customer, subscription } = await clockSubscriber("portal-view", monthly);
+      const { session, html } = await portal(customer.id);
+      expect(session).toMatchObject({
+        object: "billing_portal.session",
+        customer: customer.id,
+        return_url: `${stack.url}/account`,
+        flow: null,
+        livemode: false,
+      });
+      expect(session.url).toBe(`${stack.url}/_local/stripe/portal/${session.id}`);
+      expect(undeclared(session, "BillingPortal/Sessions.d.ts", "Session")).toEqual(none);
+      expect(html).toContain("Coached Growth");
+      expect(html).toContain("$500.00 per month");
+      expect(html).toContain(
+        `Next charge on ${new Date(months(1) * 1000).toLocaleDateString("en-US", { month: "short", day: "numeric", year: "numeric", timeZone: "UTC" })}`,
+      );
+      expect(html).toContain("Visa ending in 4242");
+      expect(html).toContain(`href="${stack.url}/account"`);
+      expect(html).toContain('<label for="card_number">Card number</label>');
+      expect(html).toContain(`/subscriptions/${subscription.id}/cancel`);
+      const unknown = await stripe.billingPortal.sessions.create({ customer: "cus_nope" }).catch((e: unknown) => e);
+      expect(unknown).toMatchObject({ statusCode: 400, code: "resource_missing", param: "customer" });
+    });
+
+    it("replaces the card: the customer's and the subscription's new default, and an open invoice paid with it (Customer portal: payment method update)", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("portal-card", monthly);
+      const declining = await stripe.paymentMethods.attach("pm_card_chargeDeclinedAfterAttaching", {
+        customer: customer.id,
+      });
+      await stripe.subscriptions.update(subscription.id, { default_payment_method: declining.id });
+      await advance(clock, months(1) + HOUR);
+      expect((await stripe.subscriptions.retrieve(subscription.id)).status).toBe("past_due");
+      const { session, html } = await portal(customer.id);
+      expect(html).toContain("Payment failed");
+      const declined = await postForm(`${session.url}/payment-method`, cardFields("4000000000000002"));
+      expect(declined.status).toBe(402);
+      const events = await eventsDuring(async () => {
+        const replaced = await postForm(`${session.url}/payment-method`, cardFields("5555555555554444"));
+        expect(replaced.status).toBe(303);
+      });
+      expect(typesOf(events)).toEqual([
+        "payment_method.attached",
+        "customer.updated",
+        "customer.subscription.updated",
+        "charge.succeeded",
+        "payment_intent.succeeded",
+        "invoice_payment.paid",
+        "invoice.paid",
+        "invoice.payment_succeeded",
+        "customer.subscription.updated",
+      ]);
+      const card = events[0]!.object;
+      expect(card).toMatchObject({ customer: customer.id, card: { brand: "mastercard", last4: "4444" } });
+      expect(await stripe.customers.retrieve(customer.id)).toMatchObject({
+        invoice_settings: { default_payment_method: card.id },
+      });
+      expect(await stripe.subscriptions.retrieve(subscription.id)).toMatchObject({
+        status: "active",
+        default_payment_method: card.id,
+      });
+      expect((await stripe.invoices.list({ customer: customer.id, status: "open" })).data).toEqual([]);
+      expect(await (await fetch(session.url)).text()).toContain("Mastercard ending in 4444");
+    });
+
+    it("cancels at the end of the period, the portal's default, and the subscription ends then (Customer portal: cancel subscriptions at period end)", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("portal-cancel", monthly);
+      const { session } = await portal(customer.id);
+      const events = await eventsDuring(async () => {
+        const canceled = await postForm(`${session.url}/subscriptions/${subscription.id}/cancel`, {});
+        expect(canceled.status).toBe(303);
+      });
+      expect(typesOf(events)).toEqual(["customer.subscription.updated"]);
+      expect(events[0]!).toMatchObject({
+        object: { cancel_at_period_end: true, cancel_at: months(1), status: "active" },
+        previous: { cancel_at_period_end: false },
+      });
+      const page = await (await fetch(session.url)).text();
+      expect(page).toContain("Cancels on");
+      expect(page).toContain("Don't cancel");
+      const ended = await eventsDuring(() => advance(clock, months(1) + HOUR));
+      expect(typesOf(ended)).toEqual([
+        "test_helpers.test_clock.advancing",
+        "customer.subscription.deleted",
+        "test_helpers.test_clock.ready",
+      ]);
+      expect((await stripe.invoices.list({ customer: customer.id })).data).toHaveLength(1);
+    });
+  });
+
   it("keeps clocks, subscriptions and a pending retry across a restart on the same data folder: the next advance retries when due (store.ts)", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "stripe-billing-data-"));
     const options = {
