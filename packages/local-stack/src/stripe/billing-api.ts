@@ -270,6 +270,13 @@ const payInvoice: Handler = ({ reader, ctx, origin, match }) => {
   return expanded(ctx.payments.billing.payInvoice(match[0]!, paymentMethod, origin), expandPaths, ctx.store);
 };
 
+const attachPaymentMethod: Handler = ({ reader, ctx, origin, match }) => {
+  const expandPaths = reader.expand();
+  const customer = reader.string("customer", { required: true })!;
+  reader.done();
+  return expanded(ctx.payments.billing.attach(match[0]!, customer, origin), expandPaths, ctx.store);
+};
+
 // ---------------------------------------------------------------- test clocks
 
 const createClock: Handler = ({ reader, ctx, origin }) => {
@@ -394,6 +401,12 @@ export const BILLING_ROUTES: Route[] = [
     method: "GET",
     pattern: new RegExp(`^/v1/payment_methods/${ID}$`),
     handle: get("payment_method"),
+    object: "payment_method",
+  },
+  {
+    method: "POST",
+    pattern: new RegExp(`^/v1/payment_methods/${ID}/attach$`),
+    handle: attachPaymentMethod,
     object: "payment_method",
   },
   {

@@ -14,7 +14,7 @@ import { newId, randomId, type StripeObject } from "./store.ts";
 /** A saved card (PaymentMethod `type: card`), attached to `customer` when given. */
 export function paymentMethod(input: {
   card: Card;
-  email: string;
+  email: string | null;
   name: string | null;
   customer: string | null;
   created: number;

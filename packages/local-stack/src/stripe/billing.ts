@@ -68,6 +68,22 @@ const NO_PAYMENT_METHOD: Decline = { code: "no_payment_method", declineCode: nul
 
 export type Interval = "day" | "week" | "month" | "year";
 
+const EXPIRES = { expMonth: 12, expYear: new Date().getUTCFullYear() + 3 };
+
+/**
+ * Stripe's test PaymentMethods that attaching makes a card of (docs: Testing, "PaymentMethods":
+ * `pm_card_visa`, `pm_card_mastercard`; "Decline after attaching":
+ * `pm_card_chargeDeclinedAfterAttaching`, the card 4000 0000 0000 0341).
+ */
+const TEST_PAYMENT_METHODS: Record<string, { card: objects.Card; declinesLater?: Decline }> = {
+  pm_card_visa: { card: { brand: "visa", last4: "4242", funding: "credit", ...EXPIRES } },
+  pm_card_mastercard: { card: { brand: "mastercard", last4: "4444", funding: "credit", ...EXPIRES } },
+  pm_card_chargeDeclinedAfterAttaching: {
+    card: { brand: "visa", last4: "0341", funding: "credit", ...EXPIRES },
+    declinesLater: { code: "card_declined", declineCode: "generic_decline", message: "Your card was declined." },
+  },
+};
+
 /**
  * `count` intervals after `from`, as Stripe bills: a month keeps the anchor's day and time, or the
  * month's last day when it has fewer (docs: Billing cycle, "a subscription that starts on January
@@ -152,6 +168,8 @@ export interface Billing {
   timeOf(customerId: string | null | undefined): number;
   /** Saves a card paid with as a PaymentMethod, attached to `customer` when given (`payment_method.attached`). */
   saveCard(customer: string | null, input: PayInput, paymentMethodId?: string): StripeObject;
+  /** Attaches a PaymentMethod (or a test one, `pm_card_visa`…) to a customer (PaymentMethods attach). */
+  attach(paymentMethod: string, customer: string, origin: Origin): StripeObject;
   /** The subscription-mode session's payment: customer, card, subscription and its paid first invoice. */
   checkout(session: StripeObject, input: PayInput, paymentMethodId: string): void;
   updateSubscription(
@@ -450,6 +468,7 @@ export function createBilling(ctx: BillingContext): Billing {
     at: number,
     usage: { start: number; end: number },
     origin: Origin,
+    finalizesAt: number | null = null,
   ): StripeObject {
     const customer = store.get("customer", sub.customer as string)!;
     const id = newId("in");
@@ -476,6 +495,7 @@ export function createBilling(ctx: BillingContext): Billing {
       periodEnd: usage.end,
       accountName: ctx.brand,
     });
+    inv.automatically_finalizes_at = finalizesAt;
     store.put("invoice", inv);
     emit("invoice.created", inv, origin, undefined, at);
     return inv;
@@ -587,8 +607,7 @@ export function createBilling(ctx: BillingContext): Billing {
       item.current_period_start = at;
       item.current_period_end = end;
     }
-    const inv = makeInvoice(sub, "subscription_cycle", at, previous, origin);
-    inv.automatically_finalizes_at = at + FINALIZE_AFTER_S;
+    const inv = makeInvoice(sub, "subscription_cycle", at, previous, origin, at + FINALIZE_AFTER_S);
     sub.latest_invoice = inv.id;
     subscriptionUpdated(before, sub, origin, at);
   }
@@ -866,6 +885,39 @@ export function createBilling(ctx: BillingContext): Billing {
   const billing: Billing = {
     timeOf,
     saveCard,
+
+    attach(paymentMethod, customerId, origin) {
+      const customer = store.get("customer", customerId);
+      if (!customer) throw noSuch("customer", customerId, "customer");
+      const at = timeOf(customerId);
+      const test = TEST_PAYMENT_METHODS[paymentMethod];
+      if (test) {
+        const made = billingObjects.paymentMethod({
+          card: test.card,
+          email: null,
+          name: null,
+          customer: customerId,
+          created: at,
+        });
+        store.put("payment_method", made);
+        if (test.declinesLater) store.state.testing.declinesLater[made.id] = test.declinesLater;
+        emit("payment_method.attached", made, origin, undefined, at);
+        return made;
+      }
+      const found = store.get("payment_method", paymentMethod);
+      if (!found) throw noSuch("payment_method", paymentMethod);
+      if (found.customer === customerId) return found;
+      if (found.customer) {
+        throw invalid(
+          "The payment method you provided has already been attached to a customer.",
+          undefined,
+          "payment_method_unexpected_state",
+        );
+      }
+      found.customer = customerId;
+      emit("payment_method.attached", found, origin, undefined, at);
+      return found;
+    },
 
     checkout(session, input, paymentMethodId) {
       let customerId = session.customer as string | null;

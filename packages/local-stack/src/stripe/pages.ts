@@ -18,6 +18,7 @@
  * Dev and test only.
  */
 import { readBody } from "../http.ts";
+import { billingPages } from "./billing-pages.ts";
 import type { DisputeKind } from "./objects.ts";
 import { type Decline, NO_REQUEST, type PayInput, type PayResult, type Payments, closedMessage } from "./payments.ts";
 import type { RestrictedKey } from "./permissions.ts";
@@ -46,16 +47,16 @@ export interface PageContext {
   receipt(pathname: string): Response | null;
 }
 
-const escape = (s: string) =>
+export const escape = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
-const html = (body: string, status = 200) =>
+export const html = (body: string, status = 200) =>
   new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
 
-const money = (cents: number, currency: string) =>
+export const money = (cents: number, currency: string) =>
   new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).format(cents / 100);
 
-const document = (title: string, style: string, body: string) => `<!DOCTYPE html>
+export const document = (title: string, style: string, body: string) => `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${escape(title)}</title>
 <style>${style}</style></head><body>${body}</body></html>`;
@@ -182,11 +183,11 @@ const luhn = (digits: string) => {
 const abaValid = (digits: string) =>
   /^\d{9}$/.test(digits) && [...digits].reduce((sum, d, i) => sum + Number(d) * [3, 7, 1][i % 3]!, 0) % 10 === 0;
 
-type Field =
+export type Field =
   "email" | "card_number" | "expiry" | "cvc" | "name" | "account_holder" | "routing_number" | "account_number";
-type Errors = Partial<Record<Field, string>>;
+export type Errors = Partial<Record<Field, string>>;
 
-interface Entry {
+export interface Entry {
   method: "card" | "us_bank_account";
   values: Record<string, string>;
 }
@@ -270,7 +271,7 @@ export function readPayment(
 
 // ---------------------------------------------------------------- the hosted checkout page
 
-const CHECKOUT_STYLE = `*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1a1f36;background:#f6f9fc}
+export const CHECKOUT_STYLE = `*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1a1f36;background:#f6f9fc}
 main{max-width:60rem;margin:0 auto;padding:2rem 1rem;display:grid;gap:2rem}
 @media(min-width:48rem){main{grid-template-columns:1fr 1fr}}
 a{color:#4f46e5}.back{display:inline-block;margin-bottom:1rem;text-decoration:none}
@@ -407,7 +408,7 @@ async function payFromForm(ctx: PageContext, session: StripeObject, request: Req
   return afterAttempt(ctx, session, ctx.payments.pay(session.id, input), { method, values: kept });
 }
 
-const seeOther = (location: string) =>
+export const seeOther = (location: string) =>
   new Response(null, { status: 303, headers: { location, "cache-control": "no-store" } });
 
 /** Where an attempt leads: `success_url`, the 3-D Secure step, or the checkout page with the refusal. */
@@ -651,6 +652,9 @@ export async function stripePage(request: Request, ctx: PageContext): Promise<Re
     }
     return new Response(null, { status: 303, headers: { location: STRIPE_PAGES_PATH } });
   }
+
+  const billingPage = await billingPages(request, pathname, ctx);
+  if (billingPage) return billingPage;
 
   const resend = new RegExp(`^${STRIPE_PAGES_PATH}/events/([^/]+)/resend$`).exec(pathname);
   if (resend && request.method === "POST") {

@@ -9,6 +9,9 @@
  * Subscription schedules, Automate payment retries, Customer portal). The stand-in keeps its state
  * in files, so one backend (PGlite) suffices.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestStack, type TestStack } from "../../src/harness.ts";
@@ -17,6 +20,26 @@ import { cardFields, postForm, type Received, stripeClient, stripeFixture } from
 
 const fixture = stripeFixture("stripe-subscriptions-");
 const none = { unknown: [], missing: [] };
+
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+/** Where the tests' test clocks start: 15 January 2027, 12:00 UTC. */
+const T0 = Date.UTC(2027, 0, 15, 12) / 1000;
+/** `n` months after `from`, same day and time (UTC), as Stripe bills a monthly price. */
+const months = (n: number, from = T0) => {
+  const d = new Date(from * 1000);
+  return (
+    Date.UTC(
+      d.getUTCFullYear(),
+      d.getUTCMonth() + n,
+      d.getUTCDate(),
+      d.getUTCHours(),
+      d.getUTCMinutes(),
+      d.getUTCSeconds(),
+    ) / 1000
+  );
+};
+const typesOf = (events: Received[]) => events.map((e) => e.type);
 
 describe("Stripe stand-in subscriptions", () => {
   let stack: TestStack;
@@ -78,6 +101,53 @@ describe("Stripe stand-in subscriptions", () => {
       .map((d) => fixture.received().find((r) => r.id === d.eventId))
       .filter((r): r is Received => r !== undefined && byCustomer(r));
   };
+
+  /**
+   * The types of the events made while `step` runs, in the order they were made, each delivered
+   * to the webhook and verified there; with the events, for their objects.
+   */
+  async function eventsDuring(step: () => Promise<unknown>): Promise<Received[]> {
+    await stack.stripe.idle();
+    const before = new Set(stack.stripe.deliveries().map((d) => d.eventId));
+    await step();
+    await stack.stripe.idle();
+    const made = stack.stripe.deliveries().filter((d) => !before.has(d.eventId));
+    const got = fixture.received();
+    return made.map((d) => {
+      const event = got.find((r) => r.id === d.eventId);
+      expect(event, `${d.type} delivered and verified`).toBeDefined();
+      return event!;
+    });
+  }
+
+  /** A customer on a new test clock frozen at `at`, and their subscription bought on the hosted page. */
+  async function clockSubscriber(
+    name: string,
+    price: Stripe.Price,
+    options: { at?: number; card?: string } = {},
+  ): Promise<{ clock: Stripe.TestHelpers.TestClock; customer: Stripe.Customer; subscription: Stripe.Subscription }> {
+    const clock = await stripe.testHelpers.testClocks.create({ frozen_time: options.at ?? T0, name });
+    const customer = await stripe.customers.create({ email: `${name}@example.com`, test_clock: clock.id });
+    const session = await newSubscriptionSession({
+      customer: customer.id,
+      line_items: [{ price: price.id, quantity: 1 }],
+    });
+    expect((await postForm(session.url!, cardFields(options.card ?? "4242424242424242"))).status).toBe(303);
+    const subscription = await stripe.subscriptions.retrieve(
+      (await stripe.checkout.sessions.retrieve(session.id)).subscription as string,
+    );
+    return { clock, customer, subscription };
+  }
+
+  /** Advances a clock: answered `advancing`, then `ready` at the new time once what was due has run. */
+  async function advance(clock: Stripe.TestHelpers.TestClock, to: number) {
+    const advancing = await stripe.testHelpers.testClocks.advance(clock.id, { frozen_time: to });
+    expect(advancing).toMatchObject({ status: "advancing", status_details: { advancing: { target_frozen_time: to } } });
+    await stack.stripe.idle();
+    const ready = await stripe.testHelpers.testClocks.retrieve(clock.id);
+    expect(ready).toMatchObject({ status: "ready", frozen_time: to, status_details: {} });
+    return ready;
+  }
 
   describe("recurring prices (Prices: `type: recurring`, `recurring`)", () => {
     it("makes a recurring price with its interval, found by lookup key, and refuses an interval longer than three years", async () => {
@@ -413,4 +483,608 @@ describe("Stripe stand-in subscriptions", () => {
       expect(undeclared(card.card, "PaymentMethods.d.ts", "PaymentMethod", "Card")).toEqual(none);
     });
   });
+
+  describe("Subscription Schedules (create from_subscription or for a start date, update phases with duration, cancel, release)", () => {
+    it("makes a schedule of a subscription: its current period as the one phase, end_behavior release, the subscription's `schedule` set (Subscription schedules: from_subscription)", async () => {
+      const { subscription } = await subscribe();
+      const period = subscription.items.data[0]!;
+      const events = await eventsDuring(async () => {
+        const schedule = await stripe.subscriptionSchedules.create({ from_subscription: subscription.id });
+        expect(schedule).toMatchObject({
+          object: "subscription_schedule",
+          status: "active",
+          end_behavior: "release",
+          subscription: subscription.id,
+          customer: subscription.customer,
+          current_phase: { start_date: period.current_period_start, end_date: period.current_period_end },
+          phases: [
+            {
+              start_date: period.current_period_start,
+              end_date: period.current_period_end,
+              items: [{ price: monthly.id, plan: monthly.id, quantity: 1 }],
+            },
+          ],
+        });
+        expect((await stripe.subscriptions.retrieve(subscription.id)).schedule).toBe(schedule.id);
+        const again = await stripe.subscriptionSchedules
+          .create({ from_subscription: subscription.id })
+          .catch((e: unknown) => e);
+        expect(again).toMatchObject({ statusCode: 400, param: "from_subscription" });
+        const mixed = await stripe.subscriptionSchedules
+          .create({ from_subscription: subscription.id, end_behavior: "cancel" })
+          .catch((e: unknown) => e);
+        expect(mixed).toMatchObject({ statusCode: 400, param: "end_behavior" });
+      });
+      expect(typesOf(events)).toEqual(["subscription_schedule.created", "customer.subscription.updated"]);
+    });
+
+    it("sets N monthly instalments: one phase from the current start lasting `duration` months, end_behavior cancel, shown as the subscription's cancel_at; `iterations` is gone (SubscriptionScheduleUpdateParams.Phase `duration`, 2025-09-30.clover)", async () => {
+      const { subscription } = await subscribe();
+      const schedule = await stripe.subscriptionSchedules.create({ from_subscription: subscription.id });
+      const start = schedule.phases[0]!.start_date;
+      const refused = await stripe.subscriptionSchedules
+        .update(schedule.id, {
+          phases: [
+            {
+              items: [{ price: monthly.id }],
+              start_date: start + 60,
+              duration: { interval: "month", interval_count: 6 },
+            },
+          ],
+        })
+        .catch((e: unknown) => e);
+      expect(refused).toMatchObject({
+        statusCode: 400,
+        message: "You can not modify the start date of the current phase.",
+      });
+      const iterations = await stripe.subscriptionSchedules
+        .update(schedule.id, {
+          phases: [
+            {
+              items: [{ price: monthly.id }],
+              start_date: start,
+              iterations: 6,
+            } as Stripe.SubscriptionScheduleUpdateParams.Phase,
+          ],
+        })
+        .catch((e: unknown) => e);
+      expect(iterations).toMatchObject({ code: "parameter_unknown", param: "phases[0][iterations]" });
+      const events = await eventsDuring(async () => {
+        const updated = await stripe.subscriptionSchedules.update(schedule.id, {
+          end_behavior: "cancel",
+          phases: [
+            {
+              items: [{ price: monthly.id, quantity: 1 }],
+              start_date: start,
+              duration: { interval: "month", interval_count: 6 },
+            },
+          ],
+        });
+        expect(updated).toMatchObject({
+          end_behavior: "cancel",
+          phases: [{ start_date: start, end_date: months(6, start) }],
+          current_phase: { start_date: start, end_date: months(6, start) },
+        });
+        expect((await stripe.subscriptions.retrieve(subscription.id)).cancel_at).toBe(months(6, start));
+      });
+      expect(typesOf(events)).toEqual(["subscription_schedule.updated", "customer.subscription.updated"]);
+      expect(events[0]!.previous).toMatchObject({ end_behavior: "release" });
+      expect(events[1]!.previous).toMatchObject({ cancel_at: null });
+      // A subscription on a schedule cancels through the schedule.
+      const direct = await stripe.subscriptions
+        .update(subscription.id, { cancel_at_period_end: true })
+        .catch((e: unknown) => e);
+      expect(direct).toMatchObject({ statusCode: 400 });
+    });
+
+    it("schedules a subscription to start later: not_started, its one phase lasting one interval, the card it will charge attached to the customer (Subscription schedules: start_date, default_settings)", async () => {
+      const { subscription } = await subscribe();
+      const customer = subscription.customer as string;
+      const card = subscription.default_payment_method as string;
+      const start = Math.floor(Date.now() / 1000) + 90 * DAY;
+      const other = await stripe.customers.create({ email: "other@example.com" });
+      const notTheirs = await stripe.subscriptionSchedules
+        .create({
+          customer: other.id,
+          start_date: start,
+          phases: [{ items: [{ price: monthly.id }] }],
+          default_settings: { default_payment_method: card },
+        })
+        .catch((e: unknown) => e);
+      expect(notTheirs).toMatchObject({ statusCode: 400, param: "default_settings[default_payment_method]" });
+      const events = await eventsDuring(async () => {
+        const schedule = await stripe.subscriptionSchedules.create({
+          customer,
+          start_date: start,
+          end_behavior: "release",
+          phases: [{ items: [{ price: monthly.id }] }],
+          default_settings: { default_payment_method: card },
+        });
+        expect(schedule).toMatchObject({
+          status: "not_started",
+          subscription: null,
+          current_phase: null,
+          default_settings: { default_payment_method: card },
+          phases: [{ start_date: start, end_date: months(1, start), items: [{ price: monthly.id, quantity: 1 }] }],
+        });
+        const listed = await stripe.subscriptionSchedules.list({ customer, scheduled: true });
+        expect(listed.data.map((s) => s.id)).toEqual([schedule.id]);
+        const canceled = await stripe.subscriptionSchedules.cancel(schedule.id);
+        expect(canceled).toMatchObject({ status: "canceled" });
+        expect(canceled.canceled_at).not.toBeNull();
+        const twice = await stripe.subscriptionSchedules.cancel(schedule.id).catch((e: unknown) => e);
+        expect(twice).toMatchObject({ statusCode: 400 });
+      });
+      expect(typesOf(events)).toEqual(["subscription_schedule.created", "subscription_schedule.canceled"]);
+    });
+
+    it("releases a schedule: the subscription goes on without it (subscription_schedule.released, released_subscription)", async () => {
+      const { subscription } = await subscribe();
+      const schedule = await stripe.subscriptionSchedules.create({ from_subscription: subscription.id });
+      const released = await stripe.subscriptionSchedules.release(schedule.id);
+      expect(released).toMatchObject({
+        status: "released",
+        released_subscription: subscription.id,
+        subscription: null,
+      });
+      expect(await stripe.subscriptions.retrieve(subscription.id)).toMatchObject({ status: "active", schedule: null });
+      expect(undeclared(released, "SubscriptionSchedules.d.ts", "SubscriptionSchedule")).toEqual(none);
+      expect(undeclared(released.phases[0], "SubscriptionSchedules.d.ts", "SubscriptionSchedule", "Phase")).toEqual(
+        none,
+      );
+      expect(
+        undeclared(released.phases[0]!.items[0], "SubscriptionSchedules.d.ts", "SubscriptionSchedule", "Phase", "Item"),
+      ).toEqual(none);
+      expect(
+        undeclared(released.default_settings, "SubscriptionSchedules.d.ts", "SubscriptionSchedule", "DefaultSettings"),
+      ).toEqual(none);
+    });
+  });
+
+  describe("test clocks (Test clocks: create, advance, delete; renewals, schedules and retries run in time order)", () => {
+    it("makes a clock and its customer's objects at its frozen time, refuses to go back or further than two intervals of the shortest subscription, and deletes what it holds (TestClockAdvanceParams `frozen_time`; docs: Test clocks)", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("clock-rules", monthly);
+      expect(clock).toMatchObject({
+        object: "test_helpers.test_clock",
+        status: "ready",
+        frozen_time: T0,
+        name: "clock-rules",
+      });
+      expect(undeclared(clock, "TestHelpers/TestClocks.d.ts", "TestClock")).toEqual(none);
+      expect(customer).toMatchObject({ test_clock: clock.id, created: T0 });
+      expect(subscription).toMatchObject({ test_clock: clock.id, created: T0, start_date: T0, status: "active" });
+      expect(subscription.items.data[0]).toMatchObject({ current_period_start: T0, current_period_end: months(1) });
+      const back = await stripe.testHelpers.testClocks
+        .advance(clock.id, { frozen_time: T0 - 1 })
+        .catch((e: unknown) => e);
+      expect(back).toMatchObject({ statusCode: 400, param: "frozen_time" });
+      // "Cannot be more than two intervals in the future from the shortest subscription in this test clock."
+      const far = await stripe.testHelpers.testClocks
+        .advance(clock.id, { frozen_time: months(2) + 1 })
+        .catch((e: unknown) => e);
+      expect(far).toMatchObject({ statusCode: 400, param: "frozen_time" });
+      expect((await stripe.testHelpers.testClocks.retrieve(clock.id)).frozen_time).toBe(T0);
+      await advance(clock, months(2));
+      // "If there are no subscriptions in this test clock, it cannot be more than two years in the future."
+      const empty = await stripe.testHelpers.testClocks.create({ frozen_time: T0 });
+      const years = await stripe.testHelpers.testClocks
+        .advance(empty.id, { frozen_time: Date.UTC(2029, 0, 15, 12) / 1000 + 1 })
+        .catch((e: unknown) => e);
+      expect(years).toMatchObject({ statusCode: 400, param: "frozen_time" });
+      expect((await stripe.testHelpers.testClocks.list({ limit: 100 })).data.map((c) => c.id)).toContain(empty.id);
+      const deleted = await stripe.testHelpers.testClocks.del(clock.id);
+      expect(deleted).toEqual({ id: clock.id, object: "test_helpers.test_clock", deleted: true });
+      const gone = await stripe.customers.retrieve(customer.id).catch((e: unknown) => e);
+      expect(gone).toMatchObject({ statusCode: 404, code: "resource_missing" });
+    });
+
+    it("renews a month later with a good card: a subscription_cycle invoice made at the period's end, finalized and charged an hour later, with Stripe's events at the clock's time (docs: Subscription invoices, Test clocks)", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("renewal", monthly);
+      const atEnd = await eventsDuring(() => advance(clock, months(1)));
+      expect(typesOf(atEnd)).toEqual([
+        "test_helpers.test_clock.advancing",
+        "invoice.created",
+        "customer.subscription.updated",
+        "test_helpers.test_clock.ready",
+      ]);
+      const draft = atEnd[1]!.object;
+      expect(draft).toMatchObject({ status: "draft", billing_reason: "subscription_cycle", created: months(1) });
+      expect(draft.automatically_finalizes_at).toBe(months(1) + HOUR);
+      expect(atEnd[2]!.previous).toHaveProperty("items");
+      const charged = await eventsDuring(() => advance(clock, months(1) + 2 * HOUR));
+      expect(typesOf(charged)).toEqual([
+        "test_helpers.test_clock.advancing",
+        "invoice.finalized",
+        "payment_intent.created",
+        "charge.succeeded",
+        "payment_intent.succeeded",
+        "invoice_payment.paid",
+        "invoice.paid",
+        "invoice.payment_succeeded",
+        "test_helpers.test_clock.ready",
+      ]);
+      expect(charged.find((e) => e.type === "invoice.paid")!.created).toBe(months(1) + HOUR);
+      const invoices = await stripe.invoices.list({ customer: customer.id });
+      expect(invoices.data.map((i) => [i.billing_reason, i.status, i.amount_paid])).toEqual([
+        ["subscription_cycle", "paid", 50_000],
+        ["subscription_create", "paid", 50_000],
+      ]);
+      const [renewal] = invoices.data;
+      expect(renewal).toMatchObject({ period_start: T0, period_end: months(1), attempt_count: 1 });
+      expect(renewal!.lines.data[0]!.period).toEqual({ start: months(1), end: months(2) });
+      const renewed = await stripe.subscriptions.retrieve(subscription.id);
+      expect(renewed).toMatchObject({ status: "active", latest_invoice: renewal!.id });
+      expect(renewed.items.data[0]).toMatchObject({ current_period_start: months(1), current_period_end: months(2) });
+    });
+
+    it("bills N instalments on a schedule that cancels at its end: after the last instalment is paid, the phase's end cancels the subscription and completes the schedule, and no further invoice (SubscriptionSchedule end_behavior cancel)", async () => {
+      const instalment = await stripe.prices.create({
+        product: product.id,
+        currency: "usd",
+        unit_amount: 25_000,
+        recurring: { interval: "month" },
+      });
+      const { clock, customer, subscription } = await clockSubscriber("instalments", instalment);
+      const schedule = await stripe.subscriptionSchedules.create({ from_subscription: subscription.id });
+      await stripe.subscriptionSchedules.update(schedule.id, {
+        end_behavior: "cancel",
+        phases: [
+          {
+            items: [{ price: instalment.id, quantity: 1 }],
+            start_date: T0,
+            duration: { interval: "month", interval_count: 3 },
+          },
+        ],
+      });
+      await advance(clock, months(1) + HOUR);
+      await advance(clock, months(2) + HOUR);
+      const paid = await stripe.invoices.list({ customer: customer.id, status: "paid" });
+      expect(paid.data.map((i) => i.amount_paid)).toEqual([25_000, 25_000, 25_000]);
+      const last = await eventsDuring(() => advance(clock, months(3) + HOUR));
+      expect(typesOf(last)).toEqual([
+        "test_helpers.test_clock.advancing",
+        "customer.subscription.deleted",
+        "subscription_schedule.completed",
+        "test_helpers.test_clock.ready",
+      ]);
+      expect(last[1]!).toMatchObject({ created: months(3), object: { status: "canceled", ended_at: months(3) } });
+      expect(await stripe.subscriptionSchedules.retrieve(schedule.id)).toMatchObject({
+        status: "completed",
+        completed_at: months(3),
+      });
+      await advance(clock, months(5));
+      expect((await stripe.invoices.list({ customer: customer.id })).data).toHaveLength(3);
+    });
+
+    it("starts a membership months later from a schedule: at its start date the subscription is made and its first invoice charged to the card in default_settings, and after its phase the schedule releases it (Subscription schedules: start_date, end_behavior release)", async () => {
+      const membership = await stripe.prices.create({
+        product: product.id,
+        currency: "usd",
+        unit_amount: 9_700,
+        recurring: { interval: "month" },
+      });
+      const { clock, customer, subscription } = await clockSubscriber("membership", monthly);
+      const start = months(2);
+      const schedule = await stripe.subscriptionSchedules.create({
+        customer: customer.id,
+        start_date: start,
+        end_behavior: "release",
+        phases: [{ items: [{ price: membership.id }] }],
+        default_settings: { default_payment_method: subscription.default_payment_method as string },
+      });
+      expect(schedule).toMatchObject({ status: "not_started", test_clock: clock.id, created: T0 });
+      await stripe.subscriptions.cancel(subscription.id);
+      await advance(clock, months(1));
+      const started = await eventsDuring(() => advance(clock, start + HOUR));
+      expect(typesOf(started)).toEqual([
+        "test_helpers.test_clock.advancing",
+        "customer.subscription.created",
+        "invoice.created",
+        "invoice.finalized",
+        "payment_intent.created",
+        "charge.succeeded",
+        "payment_intent.succeeded",
+        "invoice_payment.paid",
+        "invoice.paid",
+        "invoice.payment_succeeded",
+        "customer.subscription.updated",
+        "subscription_schedule.updated",
+        "test_helpers.test_clock.ready",
+      ]);
+      const member = await stripe.subscriptionSchedules.retrieve(schedule.id);
+      expect(member).toMatchObject({
+        status: "active",
+        current_phase: { start_date: start, end_date: months(1, start) },
+      });
+      const sub = await stripe.subscriptions.retrieve(member.subscription as string);
+      expect(sub).toMatchObject({
+        status: "active",
+        start_date: start,
+        schedule: schedule.id,
+        default_payment_method: subscription.default_payment_method,
+        items: { data: [{ price: { id: membership.id } }] },
+      });
+      const released = await eventsDuring(() => advance(clock, months(1, start) + HOUR));
+      expect(typesOf(released).slice(1, 5)).toEqual([
+        "subscription_schedule.released",
+        "customer.subscription.updated",
+        "invoice.created",
+        "customer.subscription.updated",
+      ]);
+      expect(await stripe.subscriptions.retrieve(sub.id)).toMatchObject({ status: "active", schedule: null });
+      expect((await stripe.invoices.list({ subscription: sub.id, status: "paid" })).data).toHaveLength(2);
+    });
+
+    it("fails renewals of 4000 0000 0000 0341 (attached as pm_card_chargeDeclinedAfterAttaching): past_due, then Stripe's retries on a custom schedule of 3, 5 and 7 days after the previous attempt, then the subscription canceled (docs: Automate payment retries, custom retry schedule; Manage failed payments: cancel the subscription)", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("retries", monthly);
+      const declining = await stripe.paymentMethods.attach("pm_card_chargeDeclinedAfterAttaching", {
+        customer: customer.id,
+      });
+      expect(declining).toMatchObject({ customer: customer.id, card: { last4: "0341" } });
+      await stripe.subscriptions.update(subscription.id, { default_payment_method: declining.id });
+      const first = await eventsDuring(() => advance(clock, months(1) + HOUR));
+      expect(typesOf(first)).toEqual([
+        "test_helpers.test_clock.advancing",
+        "invoice.created",
+        "customer.subscription.updated",
+        "invoice.finalized",
+        "payment_intent.created",
+        "charge.failed",
+        "payment_intent.payment_failed",
+        "invoice.payment_failed",
+        "customer.subscription.updated",
+        "test_helpers.test_clock.ready",
+      ]);
+      expect(first[8]!).toMatchObject({ object: { status: "past_due" }, previous: { status: "active" } });
+      const [open] = (await stripe.invoices.list({ customer: customer.id, status: "open" })).data;
+      expect(open).toMatchObject({
+        attempt_count: 1,
+        attempted: true,
+        next_payment_attempt: months(1) + HOUR + 3 * DAY,
+        amount_remaining: 50_000,
+      });
+      const failed = first.find((e) => e.type === "charge.failed")!.object;
+      expect(failed).toMatchObject({ failure_code: "card_declined", outcome: { reason: "generic_decline" } });
+      let due = open!.next_payment_attempt!;
+      for (const [attempt, days] of [
+        [2, 5],
+        [3, 7],
+      ] as const) {
+        const retry = await eventsDuring(() => advance(clock, due));
+        expect(typesOf(retry)).toEqual([
+          "test_helpers.test_clock.advancing",
+          "charge.failed",
+          "payment_intent.payment_failed",
+          "invoice.payment_failed",
+          "test_helpers.test_clock.ready",
+        ]);
+        const now = await stripe.invoices.retrieve(open!.id);
+        expect(now).toMatchObject({ status: "open", attempt_count: attempt, next_payment_attempt: due + days * DAY });
+        due = now.next_payment_attempt!;
+      }
+      const lastTry = await eventsDuring(() => advance(clock, due));
+      expect(typesOf(lastTry)).toEqual([
+        "test_helpers.test_clock.advancing",
+        "charge.failed",
+        "payment_intent.payment_failed",
+        "invoice.payment_failed",
+        "customer.subscription.deleted",
+        "test_helpers.test_clock.ready",
+      ]);
+      expect(await stripe.invoices.retrieve(open!.id)).toMatchObject({
+        status: "open",
+        attempt_count: 4,
+        next_payment_attempt: null,
+      });
+      expect(await stripe.subscriptions.retrieve(subscription.id)).toMatchObject({
+        status: "canceled",
+        cancellation_details: { reason: "payment_failed" },
+      });
+    });
+
+    it("pays a failed invoice on its hosted invoice page with another card: invoice.paid and the subscription active again; invoices.pay answers a decline as a card error (Invoices pay; docs: Hosted invoice page)", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("hosted-invoice", monthly);
+      const declining = await stripe.paymentMethods.attach("pm_card_chargeDeclinedAfterAttaching", {
+        customer: customer.id,
+      });
+      await stripe.subscriptions.update(subscription.id, { default_payment_method: declining.id });
+      await advance(clock, months(1) + HOUR);
+      const [open] = (await stripe.invoices.list({ subscription: subscription.id, status: "open" })).data;
+      const refused = await stripe.invoices.pay(open!.id).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(Stripe.errors.StripeCardError);
+      expect(refused).toMatchObject({ statusCode: 402, code: "card_declined", decline_code: "generic_decline" });
+      // A manual attempt after the first does not count (Invoice `attempt_count`).
+      expect((await stripe.invoices.retrieve(open!.id)).attempt_count).toBe(1);
+      const page = await fetch(open!.hosted_invoice_url!);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain("$500.00");
+      expect(html).toContain('<label for="card_number">Card number</label>');
+      const declined = await postForm(open!.hosted_invoice_url!, cardFields("4000000000000002"));
+      expect(declined.status).toBe(402);
+      expect(await declined.text()).toContain("Your card was declined.");
+      const events = await eventsDuring(async () => {
+        const paid = await postForm(open!.hosted_invoice_url!, cardFields("4242424242424242"));
+        expect(paid.status).toBe(303);
+      });
+      expect(typesOf(events)).toEqual([
+        "charge.succeeded",
+        "payment_intent.succeeded",
+        "invoice_payment.paid",
+        "invoice.paid",
+        "invoice.payment_succeeded",
+        "customer.subscription.updated",
+      ]);
+      expect(events[5]!).toMatchObject({ object: { status: "active" }, previous: { status: "past_due" } });
+      expect(await stripe.invoices.retrieve(open!.id)).toMatchObject({
+        status: "paid",
+        next_payment_attempt: null,
+        amount_paid: 50_000,
+      });
+      expect(await (await fetch(open!.hosted_invoice_url!)).text()).toContain("This invoice has been paid.");
+      const again = await stripe.invoices.pay(open!.id).catch((e: unknown) => e);
+      expect(again).toMatchObject({ statusCode: 400, message: "Invoice is already paid" });
+    });
+  });
+
+  describe("the customer portal (BillingPortal Sessions create; docs: Customer portal)", () => {
+    /** A portal session for the customer, and its page's HTML. */
+    async function portal(customer: string) {
+      const session = await stripe.billingPortal.sessions.create({ customer, return_url: `${stack.url}/account` });
+      const page = await fetch(session.url);
+      expect(page.status).toBe(200);
+      return { session, html: await page.text() };
+    }
+
+    it("makes a session whose url is the local portal: the customer's subscriptions with price and next charge date, the card, a link back to return_url (BillingPortal/Sessions.d.ts)", async () => {
+      const { customer, subscription } = await clockSubscriber("portal-view", monthly);
+      const { session, html } = await portal(customer.id);
+      expect(session).toMatchObject({
+        object: "billing_portal.session",
+        customer: customer.id,
+        return_url: `${stack.url}/account`,
+        flow: null,
+        livemode: false,
+      });
+      expect(session.url).toBe(`${stack.url}/_local/stripe/portal/${session.id}`);
+      expect(undeclared(session, "BillingPortal/Sessions.d.ts", "Session")).toEqual(none);
+      expect(html).toContain("Coached Growth");
+      expect(html).toContain("$500.00 per month");
+      expect(html).toContain(
+        `Next charge on ${new Date(months(1) * 1000).toLocaleDateString("en-US", { month: "short", day: "numeric", year: "numeric", timeZone: "UTC" })}`,
+      );
+      expect(html).toContain("Visa ending in 4242");
+      expect(html).toContain(`href="${stack.url}/account"`);
+      expect(html).toContain('<label for="card_number">Card number</label>');
+      expect(html).toContain(`/subscriptions/${subscription.id}/cancel`);
+      const unknown = await stripe.billingPortal.sessions.create({ customer: "cus_nope" }).catch((e: unknown) => e);
+      expect(unknown).toMatchObject({ statusCode: 400, code: "resource_missing", param: "customer" });
+    });
+
+    it("replaces the card: the customer's and the subscription's new default, and an open invoice paid with it (Customer portal: payment method update)", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("portal-card", monthly);
+      const declining = await stripe.paymentMethods.attach("pm_card_chargeDeclinedAfterAttaching", {
+        customer: customer.id,
+      });
+      await stripe.subscriptions.update(subscription.id, { default_payment_method: declining.id });
+      await advance(clock, months(1) + HOUR);
+      expect((await stripe.subscriptions.retrieve(subscription.id)).status).toBe("past_due");
+      const { session, html } = await portal(customer.id);
+      expect(html).toContain("Payment failed");
+      const declined = await postForm(`${session.url}/payment-method`, cardFields("4000000000000002"));
+      expect(declined.status).toBe(402);
+      const events = await eventsDuring(async () => {
+        const replaced = await postForm(`${session.url}/payment-method`, cardFields("5555555555554444"));
+        expect(replaced.status).toBe(303);
+      });
+      expect(typesOf(events)).toEqual([
+        "payment_method.attached",
+        "customer.updated",
+        "customer.subscription.updated",
+        "charge.succeeded",
+        "payment_intent.succeeded",
+        "invoice_payment.paid",
+        "invoice.paid",
+        "invoice.payment_succeeded",
+        "customer.subscription.updated",
+      ]);
+      const card = events[0]!.object;
+      expect(card).toMatchObject({ customer: customer.id, card: { brand: "mastercard", last4: "4444" } });
+      expect(await stripe.customers.retrieve(customer.id)).toMatchObject({
+        invoice_settings: { default_payment_method: card.id },
+      });
+      expect(await stripe.subscriptions.retrieve(subscription.id)).toMatchObject({
+        status: "active",
+        default_payment_method: card.id,
+      });
+      expect((await stripe.invoices.list({ customer: customer.id, status: "open" })).data).toEqual([]);
+      expect(await (await fetch(session.url)).text()).toContain("Mastercard ending in 4444");
+    });
+
+    it("cancels at the end of the period, the portal's default, and the subscription ends then (Customer portal: cancel subscriptions at period end)", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("portal-cancel", monthly);
+      const { session } = await portal(customer.id);
+      const events = await eventsDuring(async () => {
+        const canceled = await postForm(`${session.url}/subscriptions/${subscription.id}/cancel`, {});
+        expect(canceled.status).toBe(303);
+      });
+      expect(typesOf(events)).toEqual(["customer.subscription.updated"]);
+      expect(events[0]!).toMatchObject({
+        object: { cancel_at_period_end: true, cancel_at: months(1), status: "active" },
+        previous: { cancel_at_period_end: false },
+      });
+      const page = await (await fetch(session.url)).text();
+      expect(page).toContain("Cancels on");
+      expect(page).toContain("Don't cancel");
+      const ended = await eventsDuring(() => advance(clock, months(1) + HOUR));
+      expect(typesOf(ended)).toEqual([
+        "test_helpers.test_clock.advancing",
+        "customer.subscription.deleted",
+        "test_helpers.test_clock.ready",
+      ]);
+      expect((await stripe.invoices.list({ customer: customer.id })).data).toHaveLength(1);
+    });
+  });
+
+  it("keeps clocks, subscriptions and a pending retry across a restart on the same data folder: the next advance retries when due (store.ts)", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "stripe-billing-data-"));
+    const options = {
+      seed: false,
+      dataDir,
+      functionsDir: fixture.functionsDir,
+      config: { functions: { "stripe-webhook": { verifyJwt: false } } },
+      stripe: { catalogue: false, retryDelaysMs: [300], timeoutMs: 2_000 },
+    };
+    let first: TestStack | undefined = await startTestStack({ name: "PGlite" }, options);
+    try {
+      const api = stripeClient(first);
+      const price = await api.prices.create({
+        product_data: { name: "Kept" },
+        currency: "usd",
+        unit_amount: 1_000,
+        recurring: { interval: "month" },
+      });
+      const clock = await api.testHelpers.testClocks.create({ frozen_time: T0 });
+      const customer = await api.customers.create({ email: "kept@example.com", test_clock: clock.id });
+      const session = await api.checkout.sessions.create({
+        mode: "subscription",
+        customer: customer.id,
+        line_items: [{ price: price.id, quantity: 1 }],
+        success_url: `${first.url}/thank-you`,
+      });
+      expect((await postForm(session.url!, cardFields("4242424242424242"))).status).toBe(303);
+      const subscription = (await api.subscriptions.list({ customer: customer.id })).data[0]!;
+      const declining = await api.paymentMethods.attach("pm_card_chargeDeclinedAfterAttaching", {
+        customer: customer.id,
+      });
+      await api.subscriptions.update(subscription.id, { default_payment_method: declining.id });
+      await api.testHelpers.testClocks.advance(clock.id, { frozen_time: months(1) + HOUR });
+      await first.stripe.idle();
+      const [open] = (await api.invoices.list({ customer: customer.id, status: "open" })).data;
+      expect(open).toMatchObject({ attempt_count: 1, next_payment_attempt: months(1) + HOUR + 3 * DAY });
+      await first.stop();
+      first = undefined;
+
+      const second = await startTestStack({ name: "PGlite" }, options);
+      try {
+        const again = stripeClient(second);
+        expect(await again.testHelpers.testClocks.retrieve(clock.id)).toMatchObject({
+          status: "ready",
+          frozen_time: months(1) + HOUR,
+        });
+        expect(await again.subscriptions.retrieve(subscription.id)).toMatchObject({ status: "past_due" });
+        await again.testHelpers.testClocks.advance(clock.id, { frozen_time: open!.next_payment_attempt! });
+        await second.stripe.idle();
+        expect(await again.invoices.retrieve(open!.id)).toMatchObject({
+          attempt_count: 2,
+          next_payment_attempt: open!.next_payment_attempt! + 5 * DAY,
+        });
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await first?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
