@@ -103,6 +103,12 @@ export const FUNCTION_ENV = {
   STRIPE_WEBHOOK_SECRET: { check: startsWith("whsec_") },
   /** Another Stripe API address (the local stack's stand-in); unset in production. */
   STRIPE_API_URL: { optional: true, check: httpUrl },
+  /**
+   * "1": each coached offer's buyer gets a Stripe customer on a test clock of their own, so a
+   * developer or a test can move them months ahead (the local stack sets it; Stripe has test clocks
+   * in test mode only, and the offer function ignores it with a live key). Unset in production.
+   */
+  STRIPE_TEST_CLOCKS: { optional: true, check: (value) => (value === "1" ? null : 'must be "1" or unset') },
   /** The site's origins that may call the checkout from a browser. */
   ALLOWED_ORIGINS: { check: origins },
   /** The site's public URL: the links in the product's e-mails (the portal, the set-password page). */

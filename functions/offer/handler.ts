@@ -30,7 +30,7 @@ import { crossSiteRefusal, parseOrigins, preflight, withCors } from "../_shared/
 import { ConfigError, type Env, type FunctionVariable, json, required } from "../_shared/env.ts";
 import { firstPayment, OFFER_TOKEN, offerStripeKeys, offerTokenHash, optionOf } from "../_shared/offers.ts";
 import { clientAddress, type Limit, overLimit, tooMany } from "../_shared/rate-limit.ts";
-import { customerFor, type Stripe, stripeClient } from "../_shared/stripe.ts";
+import { customerForTesting, type Stripe, stripeClient } from "../_shared/stripe.ts";
 import { adminClient } from "../_shared/supabase-admin.ts";
 
 /** What the function reads from its environment (functions/_shared/env.ts checks them at start). */
@@ -42,6 +42,7 @@ export const ENV = [
   "SUPABASE_URL",
   "SUPABASE_SERVICE_ROLE_KEY",
   "RATE_LIMIT_SCALE",
+  "STRIPE_TEST_CLOCKS",
 ] as const satisfies readonly FunctionVariable[];
 
 /**
@@ -252,7 +253,7 @@ export default async function handler(request: Request, env: Env): Promise<Respo
     }
     const [item, customer] = await Promise.all([
       lineItem(stripe, offer.offer_key, option, product.currency),
-      customerFor(stripe, offer.email),
+      customerForTesting(stripe, env, offer.email),
     ]);
     const chosen = option.kind === "in_full" ? "in_full" : `plan:${offer.payment.options.indexOf(option)}`;
     const metadata = {

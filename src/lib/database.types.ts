@@ -489,6 +489,11 @@ export type Database = {
           order_status: Database["public"]["Enums"]["order_status"] | null;
           payment_intent_id: string | null;
           payment_status: string | null;
+          plan_name: string | null;
+          plan_paid: number | null;
+          plan_past_due_since: string | null;
+          plan_paused: boolean | null;
+          plan_payments: Json | null;
           product_key: string | null;
           receipt_url: string | null;
           status_changed_at: string | null;

@@ -730,5 +730,90 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
         .single();
       expect(data).toEqual({ paid_invoices: [paid.invoice, "in_failedsecond1"], past_due_since: null });
     });
+
+    it("on a test clock: a month on bills the second payment; a card that declines, set in the customer portal, fails the third, e-mails its page, pauses access 14 days on, and paying it there brings access back", async () => {
+      const { token } = await offerWith();
+      const session = await sessionOf((await choose(token, "plan:1")).body.url!);
+      await payOnPage(session, TEST_CARD);
+      await stack.stripe.idle();
+      const paid = await stripe().checkout.sessions.retrieve(session.id);
+      const subscription = paid.subscription as string;
+      const customer = await stripe().customers.retrieve(paid.customer as string);
+      const clockId = (customer as { test_clock: string | null }).test_clock!;
+      expect(clockId).toMatch(/^clock_/);
+      const DAY_S = 86400;
+      const advance = async (days: number) => {
+        const clock = await stripe().testHelpers.testClocks.retrieve(clockId);
+        await stripe().testHelpers.testClocks.advance(clockId, { frozen_time: clock.frozen_time + days * DAY_S });
+        await expect
+          .poll(async () => (await stripe().testHelpers.testClocks.retrieve(clockId)).status, { timeout: 10_000 })
+          .toBe("ready");
+        await stack.stripe.idle();
+      };
+      const plan = async () =>
+        (
+          await service
+            .from("payment_plans")
+            .select("paid_invoices, past_due_since")
+            .eq("subscription_id", subscription)
+            .single()
+        ).data!;
+      const paused = async () =>
+        (await stack.db.query<{ paused: boolean }>("select public.plan_paused($1) as paused", [session.id])).rows[0]!
+          .paused;
+
+      await advance(31);
+      expect((await plan()).paid_invoices).toHaveLength(2);
+
+      // The buyer opens the customer portal from purchase history and saves a card that will decline.
+      const portal = await stripe().billingPortal.sessions.create({ customer: customer.id });
+      const saved = await payOnPage(
+        { url: `${portal.url}/payment-method` },
+        { ...TEST_CARD, card_number: "4000 0000 0000 0341" },
+      );
+      expect(saved.status).toBe(303);
+      // A day past the third payment's day: Stripe has billed it and tried the card.
+      await advance(31);
+      expect((await plan()).paid_invoices).toHaveLength(2);
+      expect((await plan()).past_due_since).not.toBeNull();
+      const email = customer.deleted ? "" : customer.email!;
+      const notice = stack.mail.list().find((m) => m.to === email && m.subject.includes("did not go through"));
+      const payUrl = /https?:\/\/\S+\/invoices?\/\S+/.exec(notice!.text)?.[0];
+      expect(payUrl).toBeDefined();
+      expect(await paused()).toBe(false);
+      // Stripe's retries (3, 8 and 15 days after) fail too; 14 days after the payment fell due, access is paused.
+      await advance(16);
+      expect(await paused()).toBe(true);
+      // Paid on the invoice's page with a good card: access returns at once.
+      const [open] = (await stripe().invoices.list({ subscription, status: "open" })).data;
+      expect((await payOnPage({ url: open!.hosted_invoice_url }, TEST_CARD)).status).toBe(303);
+      await stack.stripe.idle();
+      expect(await paused()).toBe(false);
+      expect((await plan()).paid_invoices).toHaveLength(3);
+    });
+
+    it("Manage payment method: the buyer's own plan opens Stripe's customer portal, back to purchase history; none without a plan, nothing signed out", async () => {
+      // An applicant with an account already: the webhook adds the plan to it.
+      const email = "portal-applicant@example.com";
+      const made = await service.auth.admin.createUser({ email, password: "plan-buyer-2026", email_confirm: true });
+      expect(made.error).toBeNull();
+      const { token } = await offerWith({ email });
+      const session = await sessionOf((await choose(token, "plan:1")).body.url!);
+      await payOnPage(session, TEST_CARD);
+      await stack.stripe.idle();
+      const buyer = stack.client();
+      expect((await buyer.auth.signInWithPassword({ email, password: "plan-buyer-2026" })).error).toBeNull();
+      const opened = await buyer.functions.invoke<{ url: string }>("billing-portal", { body: {} });
+      expect(opened.error).toBeNull();
+      const portal = await fetch(opened.data!.url);
+      expect(portal.status).toBe(200);
+      const page = await portal.text();
+      expect(page).toContain("/portal/settings/purchase-history");
+
+      const without = await users.buyer!.client.functions.invoke("billing-portal", { body: {} });
+      expect((without.error as { context?: Response }).context!.status).toBe(404);
+      const signedOut = await stack.client().functions.invoke("billing-portal", { body: {} });
+      expect((signedOut.error as { context?: Response }).context!.status).toBe(401);
+    });
   });
 });

@@ -209,6 +209,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           STRIPE_SECRET_KEY: stripe.handle.functionsKey,
           STRIPE_API_URL: url,
           STRIPE_WEBHOOK_SECRET: stripe.handle.webhookSecret,
+          // Each coached offer's buyer on a test clock of their own (docs/coached-offers.md).
+          STRIPE_TEST_CLOCKS: "1",
         }),
     ...(process.env.RESEND_API_KEY?.trim()
       ? {}

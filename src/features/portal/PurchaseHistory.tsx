@@ -4,12 +4,16 @@
  * and image, the order reference the customer can quote, the date, the amount, a status badge,
  * when a refund or a payment dispute happened, and Stripe's receipt where it has one. The program's
  * name leads to its card on My Courses (a refunded program stays listed there as refunded), unless
- * the order never put it there (canceled, failed). A failed fetch is logged by the store; the page
- * says so calmly, never the raw error.
+ * the order never put it there (canceled, failed). A coached offer's payment plan reads as a person
+ * reads it ("2 of 6 paid, next $6,000 on March 1", "Past due since …", "Paid in full"), with a
+ * "Manage payment method" button that opens Stripe's customer portal (functions/billing-portal).
+ * A failed fetch is logged by the store; the page says so calmly, never the raw error.
  */
+import { useState } from "react";
 import { newestFirst, purchaseView, type PortalProgram } from "./logic";
 import { $orders, LOADING } from "./store";
-import { Badge, EmptyState, LoadingNote, Panel, Skeleton } from "~/components/ui/panel";
+import { Badge, EmptyState, LoadingNote, Panel, pillButtonClass, Skeleton } from "~/components/ui/panel";
+import { supabase } from "~/lib/supabase";
 import { useAtom } from "~/lib/useAtom";
 
 interface Props {
@@ -103,6 +107,19 @@ export default function PurchaseHistory({ programs }: Props) {
                       <span>Date unknown</span>
                     )}
                   </p>
+                  {purchase.plan && (
+                    <div className="mt-1 text-sm">
+                      <p className="text-slate-200">
+                        {purchase.plan.name}: {purchase.plan.line}
+                      </p>
+                      {purchase.plan.pastDue && (
+                        <p className="text-amber-200">
+                          {purchase.plan.pastDue}
+                          {purchase.plan.paused ? ". Your access is paused until it is paid." : "."}
+                        </p>
+                      )}
+                    </div>
+                  )}
                   {purchase.change && (
                     <p className="mt-1 text-sm text-slate-300">
                       {purchase.change.label}{" "}
@@ -117,6 +134,7 @@ export default function PurchaseHistory({ programs }: Props) {
                     <p className="text-base font-semibold tabular-nums text-white">{purchase.amount}</p>
                     <Badge tone={purchase.status.tone}>{purchase.status.label}</Badge>
                   </div>
+                  {purchase.plan && <ManagePaymentMethod />}
                   {purchase.receiptUrl && (
                     <a
                       href={purchase.receiptUrl}
@@ -141,5 +159,51 @@ export default function PurchaseHistory({ programs }: Props) {
         </ul>
       )}
     </section>
+  );
+}
+
+/**
+ * Opens Stripe's customer portal for the customer's plan: a session the billing-portal function
+ * makes for their own Stripe customer, where they change the card or pay an open invoice.
+ */
+function ManagePaymentMethod() {
+  const [busy, setBusy] = useState(false);
+  const [failed, setFailed] = useState<string | null>(null);
+  return (
+    <div className="flex flex-col items-end">
+      <button
+        type="button"
+        className={pillButtonClass.secondary}
+        disabled={busy}
+        onClick={() => {
+          setBusy(true);
+          setFailed(null);
+          void supabase.functions
+            .invoke<{ url?: string }>("billing-portal", { body: {} })
+            .then(async ({ data, error }) => {
+              if (!error && typeof data?.url === "string") {
+                location.assign(data.url);
+                return;
+              }
+              const said = await (
+                (error as { context?: Response } | null)?.context?.json?.() ?? Promise.resolve(null)
+              ).catch(() => null);
+              setFailed(
+                typeof said?.error === "string"
+                  ? said.error
+                  : "Your payment settings could not be opened. Please try again.",
+              );
+              setBusy(false);
+            });
+        }}
+      >
+        {busy ? "Opening…" : "Manage payment method"}
+      </button>
+      {failed && (
+        <p role="alert" className="mt-2 max-w-xs text-right text-sm text-red-300">
+          {failed}
+        </p>
+      )}
+    </div>
   );
 }

@@ -97,6 +97,11 @@ function order(status: OrderRow["order_status"], productKey: string, cents: numb
     receipt_url: null,
     cohort_start: null,
     status_changed_at: date,
+    plan_name: null,
+    plan_payments: null,
+    plan_paid: null,
+    plan_past_due_since: null,
+    plan_paused: null,
   };
 }
 
@@ -708,5 +713,37 @@ describe("the contact form", () => {
   it("has the spec's messages", () => {
     expect(MESSAGES.profileSaved).toBe("Profile updated successfully!");
     expect(MESSAGES.profileError("boom")).toBe("Error updating profile: boom");
+  });
+});
+
+describe("a payment plan in purchase history", () => {
+  const payments = ["2026-11-28", "2026-12-28", "2027-01-28", "2027-02-28", "2027-03-28", "2027-04-28"].map((day) => ({
+    day,
+    amountCents: 600000,
+  }));
+  const planOrder = (paid: number, extra: Partial<OrderRow> = {}): OrderRow => ({
+    ...order("completed", "AI_ACCELERATOR", 600000, "2026-11-28T15:00:00Z"),
+    plan_name: "Six monthly payments",
+    plan_payments: payments,
+    plan_paid: paid,
+    ...extra,
+  });
+
+  it("reads as a person reads it: how many are paid and the next, then paid in full", () => {
+    const first = purchaseView(planOrder(1), PROGRAMS, "America/Chicago").plan!;
+    expect(first.name).toBe("Six monthly payments");
+    expect(first.line).toMatch(/^1 of 6 paid, next \$6,000 on December 28(, 2026)?$/);
+    expect(purchaseView(planOrder(6), PROGRAMS).plan!.line).toBe("Paid in full");
+    expect(purchaseView(order("completed", "AI_ACCELERATOR", 1, "2026-11-28T15:00:00Z"), PROGRAMS).plan).toBeNull();
+  });
+
+  it("says since when a payment is past due, in the business's day, and whether access is paused", () => {
+    const late = purchaseView(
+      planOrder(1, { plan_past_due_since: "2026-12-29T03:00:00Z", plan_paused: true }),
+      PROGRAMS,
+      "America/Chicago",
+    ).plan!;
+    expect(late.pastDue).toMatch(/^Past due since December 28(, 2026)?$/);
+    expect(late.paused).toBe(true);
   });
 });

@@ -6,6 +6,7 @@
 import type { OrderRow, ProfileRow } from "~/lib/database";
 import { formatCents } from "@advisor-accelerator/shared/money.ts";
 import { dayIn } from "@advisor-accelerator/shared/cohort.ts";
+import { type Payment, planProgress, progressLine, readableDay } from "@advisor-accelerator/shared/payment-schedule.ts";
 import { COURSES_PATH, isOpen, unlockDay } from "~/features/course/logic";
 
 /** The facts of a program the portal's islands need, from content/programs/ (small props). */
@@ -431,6 +432,12 @@ export interface PurchaseView {
    * (completed, pending, refunded, disputed); null for a canceled or failed one.
    */
   portalHref: string | null;
+  /**
+   * A coached offer's payment plan (docs/coached-offers.md): "2 of 6 paid, next $6,000 on March 1"
+   * or "Paid in full", since when a payment is past due ("Past due since December 28"), and
+   * whether access is paused for it; null for an order paid in one payment.
+   */
+  plan: { name: string; line: string; pastDue: string | null; paused: boolean } | null;
 }
 
 /** An order reference as the view gives it: 8 hex digits, upper case; anything else is not shown. */
@@ -468,6 +475,25 @@ export function purchaseView(order: OrderRow, programs: readonly PortalProgram[]
     receiptUrl: receiptLink(order.receipt_url),
     change: statusChange(order, timeZone),
     portalHref: ON_MY_COURSES.has(order.order_status ?? "") ? `/portal#${courseAnchor(cardKey(order))}` : null,
+    plan: planOf(order, timeZone),
+  };
+}
+
+/** The plan's lines for purchase history (PurchaseView `plan`), from the view's plan columns. */
+function planOf(order: OrderRow, timeZone?: string): PurchaseView["plan"] {
+  const payments = order.plan_payments;
+  if (!order.plan_name || !Array.isArray(payments) || payments.length === 0) return null;
+  const schedule = (payments as unknown as Payment[]).filter(
+    (p) => typeof p?.day === "string" && Number.isInteger(p?.amountCents),
+  );
+  const paid = Math.min(order.plan_paid ?? 0, schedule.length);
+  const thisYear = new Date().getUTCFullYear();
+  const pastDueDay = order.plan_past_due_since ? dayIn(timeZone ?? "UTC", new Date(order.plan_past_due_since)) : null;
+  return {
+    name: order.plan_name,
+    line: progressLine(planProgress(schedule, paid), thisYear),
+    pastDue: pastDueDay ? `Past due since ${readableDay(pastDueDay, thisYear)}` : null,
+    paused: order.plan_paused === true,
   };
 }
 

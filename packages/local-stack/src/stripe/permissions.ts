@@ -70,6 +70,8 @@ export const DEPLOY_KEYS = {
       PaymentIntents: "read",
       Charges: "read",
       Subscriptions: "write",
+      "Customer portal": "write",
+      "Test clocks": "write",
     },
   },
   catalogue: {

@@ -1,0 +1,77 @@
+/**
+ * `billing-portal`: the portal's "Manage payment method" button (docs/coached-offers.md). For a
+ * signed-in customer with a payment plan, a session of Stripe's customer portal, where they replace
+ * the card their payments are taken from, pay an open invoice, and see what is still to come;
+ * answers `{ url }`, which the page opens. It comes back to their purchase history.
+ *
+ * POST with the customer's access token (supabase-js `functions.invoke`; the gateway checks the
+ * JWT, `verify_jwt = true` in supabase/config.toml). The Stripe customer is found by the caller's
+ * own account (Auth's user, then `stripe_customers` and `payment_plans`), never taken from the
+ * request, so no one opens another customer's portal. 404 for a customer without a plan. CORS for
+ * the site's origins. Runs under Node (local stack, tests) and Deno (Supabase Edge, ./index.ts).
+ */
+import { crossSiteRefusal, parseOrigins, preflight, withCors } from "../_shared/cors.ts";
+import { type Env, type FunctionVariable, json, required } from "../_shared/env.ts";
+import { stripeClient } from "../_shared/stripe.ts";
+import { adminClient } from "../_shared/supabase-admin.ts";
+
+/** What the function reads from its environment (functions/_shared/env.ts checks them at start). */
+export const ENV = [
+  "STRIPE_SECRET_KEY",
+  "STRIPE_API_URL",
+  "ALLOWED_ORIGINS",
+  "SITE_URL",
+  "SUPABASE_URL",
+  "SUPABASE_SERVICE_ROLE_KEY",
+] as const satisfies readonly FunctionVariable[];
+
+const METHODS = "POST, OPTIONS";
+
+/** Where the portal's "return" link leads: the purchase history the button is on. */
+export const RETURN_PATH = "/portal/settings/purchase-history";
+
+export default async function handler(request: Request, env: Env): Promise<Response> {
+  const origins = parseOrigins(env.ALLOWED_ORIGINS);
+  const early = preflight(request, origins, METHODS);
+  if (early) return early;
+  const answer = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+    withCors(request, json(body, status, { "cache-control": "no-store", ...headers }), origins, METHODS);
+  if (request.method !== "POST") return answer({ error: "Method not allowed: use POST." }, 405, { allow: METHODS });
+  const foreign = crossSiteRefusal(request, origins);
+  if (foreign) return answer({ error: foreign.error }, foreign.status);
+
+  const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
+  try {
+    const admin = adminClient(env);
+    const { data: who, error: unknown } = await admin.auth.getUser(token);
+    if (unknown || !who.user) return answer({ error: "Sign in to manage your payment method." }, 401);
+    const customers = await admin
+      .from("stripe_customers")
+      .select("customer_id")
+      .eq("user_id", who.user.id)
+      .is("deleted_at", null);
+    if (customers.error) throw new Error(`stripe_customers: ${customers.error.message}`);
+    const ids = (customers.data ?? []).map((c) => c.customer_id as string);
+    const plan = ids.length
+      ? await admin
+          .from("payment_plans")
+          .select("customer_id")
+          .in("customer_id", ids)
+          .order("created_at", { ascending: false })
+          .limit(1)
+          .maybeSingle()
+      : { data: null, error: null };
+    if (plan.error) throw new Error(`payment_plans: ${plan.error.message}`);
+    if (!plan.data) return answer({ error: "You have no payment plan whose card could be changed." }, 404);
+
+    const { SITE_URL } = required(env, ["SITE_URL"]);
+    const session = await stripeClient(env).billingPortal.sessions.create({
+      customer: plan.data.customer_id as string,
+      return_url: new URL(RETURN_PATH, SITE_URL).href,
+    });
+    return answer({ url: session.url });
+  } catch (error) {
+    console.error("billing-portal failed:", error);
+    return answer({ error: "Your payment settings could not be opened just now. Please try again in a moment." }, 502);
+  }
+}
