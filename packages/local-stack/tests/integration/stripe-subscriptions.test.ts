@@ -1026,6 +1026,51 @@ describe("Stripe stand-in subscriptions", () => {
     });
   });
 
+  describe("the local dashboard and restricted keys", () => {
+    it("lists subscriptions and test clocks, and its button advances a clock one month (and an hour) so the next instalment bills", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("dashboard", monthly);
+      const page = await (await fetch(stack.stripe.dashboardUrl)).text();
+      expect(page).toContain("<h2>Subscriptions</h2>");
+      expect(page).toContain(subscription.id);
+      expect(page).toContain("dashboard@example.com");
+      expect(page).toContain("$500.00 per month");
+      expect(page).toContain("<h2>Test clocks</h2>");
+      expect(page).toContain(`/_local/stripe/clocks/${clock.id}/advance`);
+      const pressed = await postForm(`${stack.stripe.dashboardUrl}/clocks/${clock.id}/advance`, {});
+      expect(pressed.status).toBe(303);
+      await stack.stripe.idle();
+      expect(await stripe.testHelpers.testClocks.retrieve(clock.id)).toMatchObject({
+        status: "ready",
+        frozen_time: months(1) + HOUR,
+      });
+      const invoices = await stripe.invoices.list({ customer: customer.id });
+      expect(invoices.data.map((i) => [i.billing_reason, i.status])).toEqual([
+        ["subscription_cycle", "paid"],
+        ["subscription_create", "paid"],
+      ]);
+    });
+
+    it("reaches the new resources only with their permissions, by Stripe's names: subscription, invoice, billing_clock (Customers implies billing_clock_read), customer_portal (docs: Security, Permissions)", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("keys", monthly);
+      const reader = stripeClient(stack, stack.stripe.restrictedKey({ Subscriptions: "read", Customers: "read" }));
+      expect((await reader.subscriptions.retrieve(subscription.id)).id).toBe(subscription.id);
+      expect((await reader.testHelpers.testClocks.retrieve(clock.id)).id).toBe(clock.id);
+      const write = await reader.subscriptions
+        .update(subscription.id, { metadata: { a: "b" } })
+        .catch((e: unknown) => e);
+      expect(write).toMatchObject({ statusCode: 403, code: "more_permissions_required" });
+      expect((write as Error).message).toContain("Enabling Subscriptions Write ('subscription_write')");
+      const invoices = await reader.invoices.list({ customer: customer.id }).catch((e: unknown) => e);
+      expect((invoices as Error).message).toContain("Enabling Invoices Read ('invoice_read')");
+      const advance = await reader.testHelpers.testClocks
+        .advance(clock.id, { frozen_time: months(1) })
+        .catch((e: unknown) => e);
+      expect((advance as Error).message).toContain("Enabling Test clocks Write ('billing_clock_write')");
+      const portal = await reader.billingPortal.sessions.create({ customer: customer.id }).catch((e: unknown) => e);
+      expect((portal as Error).message).toContain("Enabling Customer portal Write ('customer_portal_write')");
+    });
+  });
+
   it("keeps clocks, subscriptions and a pending retry across a restart on the same data folder: the next advance retries when due (store.ts)", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "stripe-billing-data-"));
     const options = {
