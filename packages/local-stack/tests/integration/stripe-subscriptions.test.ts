@@ -381,6 +381,53 @@ describe("Stripe stand-in subscriptions", () => {
       });
     });
 
+    it("asks a 3-D Secure card to authenticate before the subscription is made, as in payment mode (Testing: 3D Secure authentication, 4000 0025 0000 3155)", async () => {
+      const session = await newSubscriptionSession({ customer_email: "secure@example.com" });
+      const asked = await postForm(session.url!, cardFields("4000002500003155"));
+      expect(asked.status).toBe(303);
+      expect(asked.headers.get("location")).toBe(`/_local/stripe/checkout/${session.id}/authenticate`);
+      expect((await stripe.checkout.sessions.retrieve(session.id)).subscription).toBeNull();
+      const step = `${stack.url}${asked.headers.get("location")}`;
+      expect((await fetch(step)).status).toBe(200);
+      const done = await postForm(step, { outcome: "complete" });
+      expect(done.status).toBe(303);
+      const completed = await stripe.checkout.sessions.retrieve(session.id);
+      expect(completed).toMatchObject({ status: "complete", payment_status: "paid" });
+      expect((await stripe.subscriptions.retrieve(completed.subscription as string)).status).toBe("active");
+    });
+
+    it("saves the card of a payment-mode session with setup_future_usage on its customer, for a later schedule to charge (Session `payment_intent_data.setup_future_usage`)", async () => {
+      const customer = await stripe.customers.create({ email: "full@example.com" });
+      const oneTime = await stripe.prices.create({ product: product.id, currency: "usd", unit_amount: 150_000 });
+      const session = await stripe.checkout.sessions.create({
+        mode: "payment",
+        customer: customer.id,
+        line_items: [{ price: oneTime.id, quantity: 1 }],
+        payment_intent_data: { setup_future_usage: "off_session", metadata: { offer: "full" } },
+        success_url: `${stack.url}/thank-you`,
+      });
+      const events = await eventsDuring(async () => {
+        expect((await postForm(session.url!, cardFields("4242424242424242"))).status).toBe(303);
+      });
+      expect(typesOf(events)).toContain("payment_method.attached");
+      const done = await stripe.checkout.sessions.retrieve(session.id, { expand: ["payment_intent"] });
+      const intent = done.payment_intent as Stripe.PaymentIntent;
+      expect(intent).toMatchObject({
+        setup_future_usage: "off_session",
+        metadata: { offer: "full" },
+        status: "succeeded",
+      });
+      const card = await stripe.paymentMethods.retrieve(intent.payment_method as string);
+      expect(card).toMatchObject({ customer: customer.id, card: { last4: "4242" } });
+      const schedule = await stripe.subscriptionSchedules.create({
+        customer: customer.id,
+        start_date: Math.floor(Date.now() / 1000) + 30 * DAY,
+        phases: [{ items: [{ price: monthly.id }] }],
+        default_settings: { default_payment_method: card.id },
+      });
+      expect(schedule).toMatchObject({ status: "not_started", end_behavior: "release" });
+    });
+
     it("declines 4000 0000 0000 0341 at checkout: the first payment is a charge, and the card's charges fail (Testing: decline after attaching)", async () => {
       const session = await newSubscriptionSession({ customer_email: "declined@example.com" });
       const refused = await postForm(session.url!, cardFields("4000000000000341"));
