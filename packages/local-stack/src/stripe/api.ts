@@ -643,7 +643,8 @@ const createSession: Handler = ({ reader, ctx }) => {
     throw invalid("You may only specify one of these parameters: customer, customer_email.", "customer_email");
   }
   const customerCreation = reader.oneOf("customer_creation", ["always", "if_required"]);
-  // Session `customer_creation`: "Can only be set in `payment` and `setup` mode" (subscription mode always makes one).
+  // SessionCreateParams `customer_creation`: "Can only be set in `payment` and `setup` mode"
+  // (subscription mode always makes one). The message is the stand-in's.
   if (customerCreation && mode === "subscription") {
     throw invalid("`customer_creation` can only be used in `payment` or `setup` mode.", "customer_creation");
   }

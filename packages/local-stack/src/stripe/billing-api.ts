@@ -165,8 +165,9 @@ const createSchedule: Handler = ({ reader, ctx, origin }) => {
   reader.done();
   const billing = ctx.payments.billing;
   if (fromSubscription !== undefined) {
-    // "When using from_subscription, you cannot set other parameters" (Subscription schedules docs);
-    // the stand-in's words, naming the first one set.
+    // `from_subscription`: "When using this parameter, other parameters (such as phase values)
+    // cannot be set" (SubscriptionScheduleCreateParams). The message is the stand-in's; it names
+    // the first one set. `metadata` is let through (the stand-in's reading of "such as").
     const also = [
       ["customer", customer],
       ["start_date", startDate],

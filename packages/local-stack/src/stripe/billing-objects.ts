@@ -119,8 +119,8 @@ const invoiceSettings = () => ({
 
 /**
  * A subscription as it is made, `incomplete` until its first invoice is paid. Its billing mode is
- * `flexible`, the default for new subscriptions since 2025-09-30.clover (changelog: "Billing mode
- * flexible is the default").
+ * `flexible`, which the stand-in takes to be the default for subscriptions made at API versions
+ * from 2025-09-30.clover on (its reading of the changelog; not confirmed against the API).
  */
 export function subscription(input: {
   id: string;
@@ -464,7 +464,11 @@ export function subscriptionSchedule(input: {
   };
 }
 
-/** Test clocks are deleted 30 days after they are made (docs: Test clocks, "Limitations"). */
+/**
+ * When a clock is deleted on its own (TestClock `deletes_after`, "Time at which this clock is
+ * scheduled to auto delete"): 30 days after it is made, the stand-in's reading of the test clocks
+ * docs; the stand-in shows the date and does not delete it.
+ */
 const CLOCK_LIFETIME_S = 30 * 24 * 60 * 60;
 
 export function testClock(input: { frozenTime: number; name: string | null; created: number }): StripeObject {

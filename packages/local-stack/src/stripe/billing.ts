@@ -8,8 +8,10 @@
  * - subscriptions: made `incomplete` with their first invoice (`subscription_create`), which is
  *   finalized and charged at once; paid, the subscription is `active`. At each period's end a
  *   renewal invoice (`subscription_cycle`) is made as a draft and finalized and charged an hour
- *   later (docs: Subscription invoices, "Stripe finalizes and sends the invoice in 1 hour";
- *   Invoice `automatically_finalizes_at`), to the subscription's default payment method, else the
+ *   later (docs: Subscription invoices, where Stripe waits about an hour after a renewal's
+ *   invoice is made before it finalizes and charges it; Invoice `automatically_finalizes_at`,
+ *   "The time when this invoice is currently scheduled to be automatically finalized"), to the
+ *   subscription's default payment method, else the
  *   customer's (docs: Automate payment retries, "Payment method ordering");
  * - failed payments: the invoice stays `open` with `attempt_count` and `next_payment_attempt`, the
  *   subscription goes `past_due`, and Stripe retries on the account's schedule (RETRY_DAYS); after
@@ -38,10 +40,11 @@ import { newId, type Store, type StripeObject } from "./store.ts";
 /**
  * The retry schedule the stand-in runs. A new account has Smart Retries on (docs: Automate payment
  * retries, "We enable Smart Retries by default for new Stripe accounts"; "The recommended default
- * is 8 tries within 2 weeks"), whose times are chosen by a model and cannot be reproduced. The
- * stand-in runs the documented alternative instead, a custom retry schedule (same page, "Custom
- * retry schedule": up to three retries, each a number of days after the previous attempt): 3, 5
- * and 7 days.
+ * is 8 tries within 2 weeks", docs: Smart Retries on off-session payments), whose times are
+ * chosen by a model and cannot be reproduced. The stand-in runs the documented alternative
+ * instead, a custom retry schedule (same page, "Custom retry schedule"; the Dashboard offers up to
+ * three retries, each 1, 3, 5 or 7 days after the previous attempt, as the stand-in read it): 3,
+ * 5 and 7 days.
  */
 export const RETRY_DAYS = [3, 5, 7];
 
@@ -86,8 +89,8 @@ const TEST_PAYMENT_METHODS: Record<string, { card: objects.Card; declinesLater?:
 
 /**
  * `count` intervals after `from`, as Stripe bills: a month keeps the anchor's day and time, or the
- * month's last day when it has fewer (docs: Billing cycle, "a subscription that starts on January
- * 31 bills next on February 28 (or 29), then March 31").
+ * month's last day when it has fewer (docs: Billing cycle: an anchor on January 31 bills on the
+ * last day of February, then on March 31).
  */
 export function addInterval(from: number, interval: Interval, count: number, anchor = from): number {
   if (interval === "day") return from + count * DAY_S;
@@ -1051,7 +1054,7 @@ export function createBilling(ctx: BillingContext): Billing {
       const schedule = billingObjects.subscriptionSchedule({
         customer: sub.customer as string,
         created: at,
-        // "The schedule's end behavior is `release` when created from a subscription" (docs: Subscription schedules).
+        // SubscriptionSchedule `end_behavior`: "Possible values are `release` or `cancel` with the default being `release`".
         endBehavior: "release",
         phases: [phase],
         defaultPaymentMethod: null,
@@ -1205,7 +1208,8 @@ export function createBilling(ctx: BillingContext): Billing {
     deleteClock(id, origin) {
       const clock = store.get("test_helpers.test_clock", id);
       if (!clock) throw noSuch("test_helpers.test_clock", id);
-      // "Deleting a test clock also deletes all of the objects attached to it" (docs: Test clocks).
+      // Deleting a clock deletes the objects on it, its customers first (docs: Test clocks; the
+      // stand-in removes them without `*.deleted` events, which it has not confirmed Stripe sends).
       for (const collection of ["customer", "subscription", "subscription_schedule", "invoice"] as const) {
         for (const { data } of store.all(collection)) if (data.test_clock === id) store.remove(collection, data.id);
       }

@@ -11,7 +11,8 @@
  *   "Complete authentication" and "Fail authentication"; a failure returns the buyer to the
  *   checkout page with Checkout's message;
  * - the dashboard (`/_local/stripe`): sessions newest first with their events' deliveries and
- *   their payment's disputes, the buttons that settle, fail, refund or expire, the delivery log,
+ *   their payment's disputes, the buttons that settle, fail, refund or expire, the subscriptions
+ *   and test clocks (a button advances a clock one month, ./billing.ts), the delivery log,
  *   the keys (restricted ones with their permissions) and the endpoint;
  *   `/_local/stripe/deliveries.json` is the log for scripts;
  * - a charge's receipt, its `receipt_url` (`/_local/stripe/receipts/<charge>`, ./receipts.ts).
@@ -19,6 +20,7 @@
  */
 import { readBody } from "../http.ts";
 import { billingPages } from "./billing-pages.ts";
+import { addInterval } from "./billing.ts";
 import type { DisputeKind } from "./objects.ts";
 import { type Decline, NO_REQUEST, type PayInput, type PayResult, type Payments, closedMessage } from "./payments.ts";
 import type { RestrictedKey } from "./permissions.ts";
@@ -573,6 +575,7 @@ ${
     ? `<table><thead><tr><th scope="col">Created</th><th scope="col">Session</th><th scope="col">Status</th><th scope="col">Payment</th><th scope="col">Amount</th><th scope="col">E-mail</th><th scope="col">Events</th><th scope="col">Actions</th></tr></thead><tbody>${rows}</tbody></table>`
     : "<p>No Checkout Sessions yet.</p>"
 }
+${billingTables(ctx)}
 <h2>Webhook deliveries</h2>
 ${
   log
@@ -582,6 +585,64 @@ ${
     ),
     status,
   );
+}
+
+const when = (seconds: number) => new Date(seconds * 1000).toISOString().replace(".000Z", "Z").replace("T", " ");
+
+/**
+ * The dashboard's subscriptions (newest first: customer, price, status, the next charge, the
+ * clock they live on) and test clocks, each with a button that advances it a month.
+ */
+function billingTables(ctx: PageContext): string {
+  const store = ctx.payments.store;
+  const subscriptions = store
+    .all("subscription")
+    .map(({ data: sub }) => {
+      const item = (sub.items as { data: StripeObject[] }).data[0]!;
+      const price = item.price as unknown as StripeObject;
+      const product = store.get("product", price.product as string);
+      const customer = store.get("customer", sub.customer as string);
+      const invoice = sub.latest_invoice ? store.get("invoice", sub.latest_invoice as string) : undefined;
+      const ended = sub.status === "canceled";
+      const next = ended
+        ? `ended ${when(sub.ended_at as number)}`
+        : sub.cancel_at
+          ? `cancels ${when(sub.cancel_at as number)}`
+          : when(item.current_period_end as number);
+      return `<tr><td><code>${escape(sub.id)}</code>${sub.schedule ? `<br><span class="meta">schedule <code>${escape(String(sub.schedule))}</code></span>` : ""}</td>
+<td>${escape(String(customer?.email ?? sub.customer))}</td><td>${escape(String(product?.name ?? ""))}<br><span class="meta">${escape(money(price.unit_amount as number, price.currency as string))} ${escape(intervalLabel(price))}</span></td>
+<td>${escape(String(sub.status))}</td><td>${escape(next)}</td>
+<td>${invoice ? `<a href="${INVOICES_PATH}/${encodeURIComponent(invoice.id)}">${escape(String(invoice.number ?? invoice.id))}</a>: ${escape(String(invoice.status))}` : ""}</td>
+<td>${sub.test_clock ? `<code>${escape(String(sub.test_clock))}</code>` : `<span class="meta">wall clock</span>`}</td></tr>`;
+    })
+    .join("");
+  const clocks = store
+    .all("test_helpers.test_clock")
+    .map(({ data: clock }) => {
+      const customers = store.all("customer").filter((c) => c.data.test_clock === clock.id).length;
+      return `<tr><td>${escape(String(clock.name ?? ""))}<br><code>${escape(clock.id)}</code></td><td>${escape(when(clock.frozen_time as number))}</td>
+<td>${escape(String(clock.status))}</td><td>${customers}</td>
+<td><form method="post" action="${STRIPE_PAGES_PATH}/clocks/${encodeURIComponent(clock.id)}/advance"><button type="submit">Advance one month</button></form></td></tr>`;
+    })
+    .join("");
+  return `<h2>Subscriptions</h2>
+${
+  subscriptions
+    ? `<table><thead><tr><th scope="col">Subscription</th><th scope="col">Customer</th><th scope="col">Price</th><th scope="col">Status</th><th scope="col">Next charge</th><th scope="col">Latest invoice</th><th scope="col">Clock</th></tr></thead><tbody>${subscriptions}</tbody></table>`
+    : "<p>No subscriptions yet.</p>"
+}
+<h2>Test clocks</h2>
+<p class="meta">Advancing a clock one month (and an hour: Stripe finalizes and charges a renewal an hour after its period ends) bills what falls due for its customers, in time order.</p>
+${
+  clocks
+    ? `<table><thead><tr><th scope="col">Clock</th><th scope="col">Frozen time (UTC)</th><th scope="col">Status</th><th scope="col">Customers</th><th scope="col"><span class="meta">Action</span></th></tr></thead><tbody>${clocks}</tbody></table>`
+    : "<p>No test clocks yet.</p>"
+}`;
+}
+
+/** Where the dashboard's button moves a clock: a month on, and the hour a renewal waits before it is charged. */
+function monthLater(frozenTime: number): number {
+  return addInterval(frozenTime, "month", 1) + 60 * 60;
 }
 
 const ACTIONS = ["settle", "fail", "refund", "expire"] as const;
@@ -647,6 +708,19 @@ export async function stripePage(request: Request, ctx: PageContext): Promise<Re
         const session = payments.store.get("checkout.session", id);
         payments.refund({ paymentIntent: (session?.payment_intent as string | null) ?? "" }, {}, NO_REQUEST);
       }
+    } catch (error) {
+      return dashboard(ctx, (error as Error).message, 409);
+    }
+    return new Response(null, { status: 303, headers: { location: STRIPE_PAGES_PATH } });
+  }
+
+  const advance = new RegExp(`^${STRIPE_PAGES_PATH}/clocks/([^/]+)/advance$`).exec(pathname);
+  if (advance && request.method === "POST") {
+    const clock = payments.store.get("test_helpers.test_clock", decodeURIComponent(advance[1]!));
+    try {
+      if (!clock) throw new Error("No such test clock.");
+      payments.billing.advanceClock(clock.id, monthLater(clock.frozen_time as number), NO_REQUEST);
+      payments.store.save();
     } catch (error) {
       return dashboard(ctx, (error as Error).message, 409);
     }

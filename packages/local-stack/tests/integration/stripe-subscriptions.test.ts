@@ -381,6 +381,53 @@ describe("Stripe stand-in subscriptions", () => {
       });
     });
 
+    it("asks a 3-D Secure card to authenticate before the subscription is made, as in payment mode (Testing: 3D Secure authentication, 4000 0025 0000 3155)", async () => {
+      const session = await newSubscriptionSession({ customer_email: "secure@example.com" });
+      const asked = await postForm(session.url!, cardFields("4000002500003155"));
+      expect(asked.status).toBe(303);
+      expect(asked.headers.get("location")).toBe(`/_local/stripe/checkout/${session.id}/authenticate`);
+      expect((await stripe.checkout.sessions.retrieve(session.id)).subscription).toBeNull();
+      const step = `${stack.url}${asked.headers.get("location")}`;
+      expect((await fetch(step)).status).toBe(200);
+      const done = await postForm(step, { outcome: "complete" });
+      expect(done.status).toBe(303);
+      const completed = await stripe.checkout.sessions.retrieve(session.id);
+      expect(completed).toMatchObject({ status: "complete", payment_status: "paid" });
+      expect((await stripe.subscriptions.retrieve(completed.subscription as string)).status).toBe("active");
+    });
+
+    it("saves the card of a payment-mode session with setup_future_usage on its customer, for a later schedule to charge (Session `payment_intent_data.setup_future_usage`)", async () => {
+      const customer = await stripe.customers.create({ email: "full@example.com" });
+      const oneTime = await stripe.prices.create({ product: product.id, currency: "usd", unit_amount: 150_000 });
+      const session = await stripe.checkout.sessions.create({
+        mode: "payment",
+        customer: customer.id,
+        line_items: [{ price: oneTime.id, quantity: 1 }],
+        payment_intent_data: { setup_future_usage: "off_session", metadata: { offer: "full" } },
+        success_url: `${stack.url}/thank-you`,
+      });
+      const events = await eventsDuring(async () => {
+        expect((await postForm(session.url!, cardFields("4242424242424242"))).status).toBe(303);
+      });
+      expect(typesOf(events)).toContain("payment_method.attached");
+      const done = await stripe.checkout.sessions.retrieve(session.id, { expand: ["payment_intent"] });
+      const intent = done.payment_intent as Stripe.PaymentIntent;
+      expect(intent).toMatchObject({
+        setup_future_usage: "off_session",
+        metadata: { offer: "full" },
+        status: "succeeded",
+      });
+      const card = await stripe.paymentMethods.retrieve(intent.payment_method as string);
+      expect(card).toMatchObject({ customer: customer.id, card: { last4: "4242" } });
+      const schedule = await stripe.subscriptionSchedules.create({
+        customer: customer.id,
+        start_date: Math.floor(Date.now() / 1000) + 30 * DAY,
+        phases: [{ items: [{ price: monthly.id }] }],
+        default_settings: { default_payment_method: card.id },
+      });
+      expect(schedule).toMatchObject({ status: "not_started", end_behavior: "release" });
+    });
+
     it("declines 4000 0000 0000 0341 at checkout: the first payment is a charge, and the card's charges fail (Testing: decline after attaching)", async () => {
       const session = await newSubscriptionSession({ customer_email: "declined@example.com" });
       const refused = await postForm(session.url!, cardFields("4000000000000341"));
@@ -1023,6 +1070,51 @@ describe("Stripe stand-in subscriptions", () => {
         "test_helpers.test_clock.ready",
       ]);
       expect((await stripe.invoices.list({ customer: customer.id })).data).toHaveLength(1);
+    });
+  });
+
+  describe("the local dashboard and restricted keys", () => {
+    it("lists subscriptions and test clocks, and its button advances a clock one month (and an hour) so the next instalment bills", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("dashboard", monthly);
+      const page = await (await fetch(stack.stripe.dashboardUrl)).text();
+      expect(page).toContain("<h2>Subscriptions</h2>");
+      expect(page).toContain(subscription.id);
+      expect(page).toContain("dashboard@example.com");
+      expect(page).toContain("$500.00 per month");
+      expect(page).toContain("<h2>Test clocks</h2>");
+      expect(page).toContain(`/_local/stripe/clocks/${clock.id}/advance`);
+      const pressed = await postForm(`${stack.stripe.dashboardUrl}/clocks/${clock.id}/advance`, {});
+      expect(pressed.status).toBe(303);
+      await stack.stripe.idle();
+      expect(await stripe.testHelpers.testClocks.retrieve(clock.id)).toMatchObject({
+        status: "ready",
+        frozen_time: months(1) + HOUR,
+      });
+      const invoices = await stripe.invoices.list({ customer: customer.id });
+      expect(invoices.data.map((i) => [i.billing_reason, i.status])).toEqual([
+        ["subscription_cycle", "paid"],
+        ["subscription_create", "paid"],
+      ]);
+    });
+
+    it("reaches the new resources only with their permissions, by Stripe's names: subscription, invoice, billing_clock (Customers implies billing_clock_read), customer_portal (docs: Security, Permissions)", async () => {
+      const { clock, customer, subscription } = await clockSubscriber("keys", monthly);
+      const reader = stripeClient(stack, stack.stripe.restrictedKey({ Subscriptions: "read", Customers: "read" }));
+      expect((await reader.subscriptions.retrieve(subscription.id)).id).toBe(subscription.id);
+      expect((await reader.testHelpers.testClocks.retrieve(clock.id)).id).toBe(clock.id);
+      const write = await reader.subscriptions
+        .update(subscription.id, { metadata: { a: "b" } })
+        .catch((e: unknown) => e);
+      expect(write).toMatchObject({ statusCode: 403, code: "more_permissions_required" });
+      expect((write as Error).message).toContain("Enabling Subscriptions Write ('subscription_write')");
+      const invoices = await reader.invoices.list({ customer: customer.id }).catch((e: unknown) => e);
+      expect((invoices as Error).message).toContain("Enabling Invoices Read ('invoice_read')");
+      const advance = await reader.testHelpers.testClocks
+        .advance(clock.id, { frozen_time: months(1) })
+        .catch((e: unknown) => e);
+      expect((advance as Error).message).toContain("Enabling Test clocks Write ('billing_clock_write')");
+      const portal = await reader.billingPortal.sessions.create({ customer: customer.id }).catch((e: unknown) => e);
+      expect((portal as Error).message).toContain("Enabling Customer portal Write ('customer_portal_write')");
     });
   });
 
