@@ -49,13 +49,15 @@ import { newId, type Store, type StripeObject } from "./store.ts";
 export const RETRY_DAYS = [3, 5, 7];
 
 /**
- * What happens when the last retry fails: "Subscription status: If all retries for a payment fail,
- * cancel the subscription", the Dashboard's default choice among cancel, mark unpaid and leave
- * past due (Settings, Billing, Manage failed payments; the stand-in's reading of what a new
- * account shows). The invoice is left as it is (`open`), and, as for any canceled subscription,
- * no longer collected.
+ * What happens when the last retry fails, as the account is set: the Dashboard offers cancel the
+ * subscription (a new account's choice, as the stand-in read it), mark it unpaid, or leave it past
+ * due (Billing, Manage failed payments). DEPLOY.md sets "leave the subscription past-due" for this
+ * product: a coached offer's plan keeps billing its later payments, and the late one can still be
+ * paid on its invoice's page (docs/coached-offers.md), which a canceled plan would not allow. So
+ * the stand-in leaves it past due, and goes on billing its later periods.
  */
-export const AFTER_LAST_RETRY = "cancel" as const;
+export type AfterLastRetry = "cancel" | "past_due";
+export const AFTER_LAST_RETRY: AfterLastRetry = "past_due";
 
 /** How long after it is made a renewal's draft invoice is finalized and charged (docs: Subscription invoices). */
 const FINALIZE_AFTER_S = 60 * 60;

@@ -862,7 +862,7 @@ describe("Stripe stand-in subscriptions", () => {
       expect((await stripe.invoices.list({ subscription: sub.id, status: "paid" })).data).toHaveLength(2);
     });
 
-    it("fails renewals of 4000 0000 0000 0341 (attached as pm_card_chargeDeclinedAfterAttaching): past_due, then Stripe's retries on a custom schedule of 3, 5 and 7 days after the previous attempt, then the subscription canceled (docs: Automate payment retries, custom retry schedule; Manage failed payments: cancel the subscription)", async () => {
+    it("fails renewals of 4000 0000 0000 0341 (attached as pm_card_chargeDeclinedAfterAttaching): past_due, then Stripe's retries on a custom schedule of 3, 5 and 7 days after the previous attempt, then the subscription left past due, as DEPLOY.md sets the account, and its next period billed (docs: Automate payment retries, custom retry schedule; Manage failed payments: leave the subscription past-due)", async () => {
       const { clock, customer, subscription } = await clockSubscriber("retries", monthly);
       const declining = await stripe.paymentMethods.attach("pm_card_chargeDeclinedAfterAttaching", {
         customer: customer.id,
@@ -915,7 +915,6 @@ describe("Stripe stand-in subscriptions", () => {
         "charge.failed",
         "payment_intent.payment_failed",
         "invoice.payment_failed",
-        "customer.subscription.deleted",
         "test_helpers.test_clock.ready",
       ]);
       expect(await stripe.invoices.retrieve(open!.id)).toMatchObject({
@@ -923,10 +922,11 @@ describe("Stripe stand-in subscriptions", () => {
         attempt_count: 4,
         next_payment_attempt: null,
       });
-      expect(await stripe.subscriptions.retrieve(subscription.id)).toMatchObject({
-        status: "canceled",
-        cancellation_details: { reason: "payment_failed" },
-      });
+      expect(await stripe.subscriptions.retrieve(subscription.id)).toMatchObject({ status: "past_due" });
+      // The next period is billed as usual (and fails on the same card).
+      await advance(clock, months(2) + HOUR);
+      const invoices = (await stripe.invoices.list({ subscription: subscription.id, status: "open" })).data;
+      expect(invoices).toHaveLength(2);
     });
 
     it("pays a failed invoice on its hosted invoice page with another card: invoice.paid and the subscription active again; invoices.pay answers a decline as a card error (Invoices pay; docs: Hosted invoice page)", async () => {
