@@ -164,7 +164,9 @@ export default async function handler(request: Request, env: Env): Promise<Respo
     );
   }
   const product = CATALOGUE.find((p) => p.key === session.metadata?.product_key);
-  if (session.mode !== "payment" || !product) return answer({ error: "No checkout of this site has this id." }, 404);
+  // A program's checkout is a payment; a coached offer's plan a subscription (functions/offer/handler.ts).
+  const ours = session.mode === "payment" || (session.mode === "subscription" && Boolean(session.metadata?.offer_id));
+  if (!ours || !product) return answer({ error: "No checkout of this site has this id." }, 404);
   const status: CheckoutStatus = {
     state: stateOf(session),
     program: { name: product.name, key: product.key, course: `/portal/courses/${product.id}` },

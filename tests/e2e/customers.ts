@@ -114,3 +114,18 @@ export async function lastMailTo(page: Page, to: string, subject?: RegExp) {
   }).toPass({ timeout: 5_000 });
   return found!;
 }
+
+/** Sends the consultation form on `path` as a visitor would; answers the name sent. */
+export async function sendLead(page: Page, path = "/get-started"): Promise<{ name: string; email: string }> {
+  const tag = randomUUID().slice(0, 8);
+  const lead = { name: `Morgan Desk${tag}`, email: `morgan.${tag}@example.com` };
+  await page.goto(`${path}?utm_source=newsletter&utm_campaign=winter-webinar`);
+  await page.getByLabel("Full name").fill(lead.name);
+  await page.getByLabel("Email").fill(lead.email);
+  await page.getByLabel("Firm name").fill("Desk Test Wealth");
+  await page.getByLabel("Assets under management").selectOption("$50M to $100M");
+  await page.getByLabel("What would you like help with?").fill("Growing past my first 100 households.");
+  await page.getByRole("button", { name: "Request my strategy call" }).click();
+  await expect(page.getByRole("heading", { name: /Your request is in/ })).toBeVisible();
+  return lead;
+}

@@ -6,31 +6,15 @@
  * the team, and a signed-out visitor is asked to sign in. Keyboard, axe at 390 and 1280 px.
  */
 import { readFileSync } from "node:fs";
-import { randomUUID } from "node:crypto";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { DEMO_STAFF, DEMO_USER } from "@advisor-accelerator/local-stack";
 import { axeViolations } from "./axe";
-import { createCustomer, lastMailTo, serviceClient, signIn } from "./customers";
+import { createCustomer, lastMailTo, sendLead, serviceClient, signIn } from "./customers";
 
 /** The demo customer of supabase/seed.sql. */
 const DEMO_ID = "5f0d1c2e-8a3b-4c6d-9e7f-0a1b2c3d4e5f";
 const demoAdmin = { id: "", ...DEMO_STAFF };
 const demoCustomer = { id: DEMO_ID, ...DEMO_USER };
-
-/** Sends the consultation form on `path` as a visitor would; answers the name sent. */
-async function sendLead(page: Page, path = "/get-started"): Promise<{ name: string; email: string }> {
-  const tag = randomUUID().slice(0, 8);
-  const lead = { name: `Morgan Desk${tag}`, email: `morgan.${tag}@example.com` };
-  await page.goto(`${path}?utm_source=newsletter&utm_campaign=winter-webinar`);
-  await page.getByLabel("Full name").fill(lead.name);
-  await page.getByLabel("Email").fill(lead.email);
-  await page.getByLabel("Firm name").fill("Desk Test Wealth");
-  await page.getByLabel("Assets under management").selectOption("$50M to $100M");
-  await page.getByLabel("What would you like help with?").fill("Growing past my first 100 households.");
-  await page.getByRole("button", { name: "Request my strategy call" }).click();
-  await expect(page.getByRole("heading", { name: /Your request is in/ })).toBeVisible();
-  return lead;
-}
 
 test("the demo admin finds the lead just sent, marks it contacted, and the change is kept with who made it", async ({
   page,

@@ -593,6 +593,10 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
         recurring: { interval: "month", interval_count: 1 },
       });
       expect((await stripe().checkout.sessions.retrieve(first.id)).status).toBe("expired");
+      // The success page asks about it before the webhook has recorded it: Stripe's word, as for a program's.
+      const asked = await fetch(`${stack.url}/functions/v1/checkout-status?session_id=${plan.id}`);
+      expect(asked.status).toBe(200);
+      expect(await asked.json()).toMatchObject({ state: "open", amountCents: 600000 });
     });
 
     it("charges an offer sent at another price with inline prices of the offer's product", async () => {
