@@ -1,13 +1,15 @@
 /**
  * `billing-portal`: the portal's "Manage payment method" button (docs/coached-offers.md). For a
- * signed-in customer with a payment plan, a session of Stripe's customer portal, where they replace
- * the card their payments are taken from, pay an open invoice, and see what is still to come;
- * answers `{ url }`, which the page opens. It comes back to their purchase history.
+ * signed-in customer with a payment plan or a membership, a session of Stripe's customer portal,
+ * where they replace the card their payments are taken from, pay an open invoice, see what is
+ * still to come and cancel the membership; answers `{ url }`, which the page opens. It comes back
+ * to their purchase history.
  *
  * POST with the customer's access token (supabase-js `functions.invoke`; the gateway checks the
  * JWT, `verify_jwt = true` in supabase/config.toml). The Stripe customer is found by the caller's
- * own account (Auth's user, then `stripe_customers` and `payment_plans`), never taken from the
- * request, so no one opens another customer's portal. 404 for a customer without a plan. CORS for
+ * own account (Auth's user, then `stripe_customers`, `payment_plans` and `memberships`), never
+ * taken from the request, so no one opens another customer's portal. 404 for a customer with
+ * neither. CORS for
  * the site's origins. Runs under Node (local stack, tests) and Deno (Supabase Edge, ./index.ts).
  */
 import { crossSiteRefusal, parseOrigins, preflight, withCors } from "../_shared/cors.ts";
@@ -52,21 +54,30 @@ export default async function handler(request: Request, env: Env): Promise<Respo
       .is("deleted_at", null);
     if (customers.error) throw new Error(`stripe_customers: ${customers.error.message}`);
     const ids = (customers.data ?? []).map((c) => c.customer_id as string);
-    const plan = ids.length
-      ? await admin
-          .from("payment_plans")
-          .select("customer_id")
-          .in("customer_id", ids)
-          .order("created_at", { ascending: false })
-          .limit(1)
-          .maybeSingle()
-      : { data: null, error: null };
-    if (plan.error) throw new Error(`payment_plans: ${plan.error.message}`);
-    if (!plan.data) return answer({ error: "You have no payment plan whose card could be changed." }, 404);
+    // The newest plan's or membership's Stripe customer.
+    const newest = async (table: "payment_plans" | "memberships") => {
+      if (ids.length === 0) return null;
+      const { data, error } = await admin
+        .from(table)
+        .select("customer_id, created_at")
+        .in("customer_id", ids)
+        .order("created_at", { ascending: false })
+        .limit(1)
+        .maybeSingle();
+      if (error) throw new Error(`${table}: ${error.message}`);
+      return data as { customer_id: string; created_at: string } | null;
+    };
+    const [plan, membership] = await Promise.all([newest("payment_plans"), newest("memberships")]);
+    const customer = [plan, membership]
+      .filter((row) => row !== null)
+      .sort((a, b) => b.created_at.localeCompare(a.created_at))[0]?.customer_id;
+    if (!customer) {
+      return answer({ error: "You have no payment plan or membership whose card could be changed." }, 404);
+    }
 
     const { SITE_URL } = required(env, ["SITE_URL"]);
     const session = await stripeClient(env).billingPortal.sessions.create({
-      customer: plan.data.customer_id as string,
+      customer,
       return_url: new URL(RETURN_PATH, SITE_URL).href,
     });
     return answer({ url: session.url });

@@ -22,7 +22,8 @@
  * sessions. No JWT (`verify_jwt = false`): the applicant may have no account; the token is the key.
  * CORS for the site's origins. Runs under Node (local stack, tests) and Deno (Supabase Edge).
  */
-import { dayIn, openCohorts } from "../../packages/shared/cohort.ts";
+import { dayIn, formatDay, openCohorts } from "../../packages/shared/cohort.ts";
+import { formatCents } from "../../packages/shared/money.ts";
 import type { OfferPayment, PaymentOption } from "../../packages/shared/offer-options.ts";
 import { readJson } from "../_shared/body.ts";
 import { BUSINESS_EMAIL, CATALOGUE, COACHED_OFFERS, TIME_ZONE } from "../_shared/catalogue.ts";
@@ -121,6 +122,11 @@ export function closedReason(offer: OfferRow, now: Date): { code: string; error:
     };
   }
   return null;
+}
+
+/** What Stripe's page says beside the button of an offer with a membership. */
+export function membershipNote(membership: NonNullable<OfferPayment["membership"]>): string {
+  return `Your ${formatCents(membership.monthlyCents)} monthly membership starts on ${formatDay(membership.startsOn)} and is charged to this card each month; you can cancel it at any time from your portal.`;
 }
 
 /**
@@ -262,6 +268,9 @@ export default async function handler(request: Request, env: Env): Promise<Respo
       offer_option: chosen,
       ...(offer.cohort_start ? { cohort_start: offer.cohort_start } : {}),
     };
+    // The membership, where the offer has one, is charged later to the same card: said on Stripe's
+    // page beside the button, and the card kept for it when the price is paid in one payment.
+    const { membership } = offer.payment;
     const session = await stripe.checkout.sessions.create(
       {
         mode: option.kind === "in_full" ? "payment" : "subscription",
@@ -271,8 +280,15 @@ export default async function handler(request: Request, env: Env): Promise<Respo
         cancel_url: new URL(`/offer/${token}`, SITE_URL).href,
         metadata,
         ...(option.kind === "in_full"
-          ? { payment_intent_data: { metadata, receipt_email: offer.email } }
+          ? {
+              payment_intent_data: {
+                metadata,
+                receipt_email: offer.email,
+                ...(membership ? { setup_future_usage: "off_session" as const } : {}),
+              },
+            }
           : { subscription_data: { metadata } }),
+        ...(membership ? { custom_text: { submit: { message: membershipNote(membership) } } } : {}),
       },
       { idempotencyKey: `offer-${offer.id}-${crypto.randomUUID()}` },
     );

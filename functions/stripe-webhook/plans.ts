@@ -27,6 +27,7 @@ import { planPaymentFailedEmail } from "../_shared/emails.ts";
 import { sendEmail } from "../_shared/mail.ts";
 import { offerStripeKeys, optionOf } from "../_shared/offers.ts";
 import type { Stripe } from "../_shared/stripe.ts";
+import { recordMembershipEvent } from "./memberships.ts";
 import { type Deps, type Outcome, RetryableError } from "./process.ts";
 
 /** The events about a plan after its checkout; DEPLOY.md registers them with the others. */
@@ -227,6 +228,7 @@ export async function recordPlanEvent(event: Stripe.Event, deps: Deps): Promise<
   const log = deps.log ?? ((m: string) => console.warn(m));
   if (event.type === "customer.subscription.updated" || event.type === "customer.subscription.deleted") {
     const subscription = event.data.object as Stripe.Subscription;
+    if (await recordMembershipEvent(event, deps)) return "recorded";
     if (!(await ensurePlan(deps, subscription.id, event.created))) return "ignored";
     const { error } = await deps.admin.rpc("plan_seen", {
       p_subscription_id: subscription.id,

@@ -23,6 +23,7 @@ import { ATTRIBUTION_KEYS } from "../../packages/shared/checkout-request.ts";
 import type { Env } from "../_shared/env.ts";
 import type { Stripe } from "../_shared/stripe.ts";
 import { deliverOrderEmails } from "./emails.ts";
+import { startMembership } from "./memberships.ts";
 import { PLAN_EVENTS, recordPlanCheckout, recordPlanEvent } from "./plans.ts";
 
 /** recorded; duplicate (seen before); ignored (not ours, or of no concern); held (paid the wrong amount: for review). */
@@ -455,10 +456,14 @@ async function recordSession(
   return data as Outcome;
 }
 
-/** An offer's checkout paid: the offer marked paid, and a plan's subscription followed from now on. */
+/**
+ * An offer's checkout paid: the offer marked paid, a plan's subscription followed from now on, and
+ * the offer's membership, where it has one, started at Stripe for its day (./memberships.ts).
+ */
 async function offerPaid(event: Stripe.Event, session: Stripe.Checkout.Session, deps: Deps): Promise<void> {
   await markOfferPaid(deps.admin, session.metadata!.offer_id!, session.id);
   if (session.mode === "subscription") await recordPlanCheckout(event, session, deps);
+  await startMembership(session, deps);
 }
 
 /**

@@ -196,6 +196,27 @@ export type Database = {
         };
         Relationships: [];
       };
+      /** Coached offers' monthly memberships, started by the webhook at Stripe. Written by the webhook only. */
+      memberships: {
+        Row: {
+          checkout_session_id: string;
+          currency: string;
+          ended_at: string | null;
+          monthly_cents: number;
+          starts_on: string;
+        };
+        Insert: never;
+        Update: never;
+        Relationships: [
+          {
+            foreignKeyName: "memberships_offer_id_fkey";
+            columns: ["offer_id"];
+            isOneToOne: true;
+            referencedRelation: "coached_offers";
+            referencedColumns: ["id"];
+          },
+        ];
+      };
       /** Coached offers paid by monthly instalments: each plan's payments, those paid, and since when one is past due. Written by the webhook only. */
       payment_plans: {
         Row: {
@@ -483,6 +504,9 @@ export type Database = {
           cohort_start: string | null;
           currency: string | null;
           customer_id: string | null;
+          membership_ended_at: string | null;
+          membership_monthly_cents: number | null;
+          membership_starts_on: string | null;
           order_date: string | null;
           order_id: number | null;
           order_reference: string | null;

@@ -16,7 +16,7 @@ import type { SupabaseClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, startTestStack, type TestStack } from "@advisor-accelerator/local-stack";
 import { CATALOGUE, COACHED_OFFERS, TIME_ZONE } from "../../functions/_shared/catalogue.ts";
-import { cohortOn, dayIn } from "../../packages/shared/cohort.ts";
+import { cohortOn, dayIn, formatDay } from "../../packages/shared/cohort.ts";
 import { offerPayment } from "../../packages/shared/offer-options.ts";
 import { logTallies, Tally } from "../support/hostile.ts";
 import { checkoutSession, payOnPage, signEvent, stripeEvent, TEST_CARD } from "../support/stripe-events.ts";
@@ -438,6 +438,22 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
   describe("paying an offer (functions/stripe-webhook)", () => {
     const underpaid = new Tally("offer payments not as sent");
     afterAll(() => logTallies(underpaid));
+    // Growth Mindset Mastery's offer: self-paced, no membership; Stripe is asked nothing about these
+    // events' made-up sessions (the AI offer's membership would look up its card).
+    const gmm = COACHED_OFFERS.find((offer) => offer.id === "growth-mindset")!;
+    const sendGmm = (overrides: Record<string, unknown>) =>
+      insert({
+        offer_key: gmm.id,
+        product_key: gmm.productKey,
+        cohort_start: null,
+        list_price_cents: gmm.priceCents,
+        price_cents: gmm.priceCents,
+        payment: offerPayment(gmm, gmm.priceCents, null),
+        ...overrides,
+      });
+    const full = gmm.priceCents;
+    const first = offerPayment(gmm, gmm.priceCents, null)!.options.find((o) => o.kind === "plan")!;
+    const firstPlanPayment = first.kind === "plan" ? first.instalmentsCents[0]! : 0;
 
     const deliver = async (type: string, session: ReturnType<typeof checkoutSession>) => {
       const { payload, signature } = await signEvent(stripeEvent(type, session), stack.stripe.webhookSecret);
@@ -454,10 +470,9 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
         amount_subtotal: amount,
         amount_total: amount,
         metadata: {
-          product_key: "AI_ACCELERATOR",
+          product_key: gmm.productKey,
           offer_id: id,
           offer_option: "in_full",
-          cohort_start: "2027-01-11",
           ...extra,
         },
       });
@@ -478,14 +493,12 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
         )
       ).rows;
 
-    it("records an offer paid in full as the program's order in its cohort, once, and marks the offer paid", async () => {
+    it("records an offer paid in full as the program's order, once, and marks the offer paid", async () => {
       const email = "paid-in-full@example.com";
-      const id = await insert({ email });
-      const session = paying(id, email, 3500000);
+      const id = await sendGmm({ email });
+      const session = paying(id, email, full);
       expect(await deliver("checkout.session.completed", session)).toEqual({ status: 200, outcome: "recorded" });
-      expect(await ordersOf(session.id)).toEqual([
-        { status: "completed", amount_total: 3500000, cohort_start: "2027-01-11" },
-      ]);
+      expect(await ordersOf(session.id)).toEqual([{ status: "completed", amount_total: full, cohort_start: null }]);
       expect(await statusOf(id)).toBe("paid");
       // Stripe's redelivery changes nothing.
       expect(await deliver("checkout.session.completed", session)).toMatchObject({ status: 200 });
@@ -494,17 +507,17 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
 
     it("holds a payment that is not what the chosen way to pay asks, or for an offer never sent, or a second payment of a paid offer: no order, the offer unchanged", async () => {
       const email = "not-as-sent@example.com";
-      const id = await insert({ email });
+      const id = await sendGmm({ email });
       const cases = [
-        [paying(id, email, 3000000), 3500000, /offer .* asks 3500000 usd/],
+        [paying(id, email, full - 100000), full, new RegExp(`offer .* asks ${full} usd`)],
         [
-          paying(id, email, 600000, { offer_option: "plan:1" }),
-          600000,
+          paying(id, email, firstPlanPayment, { offer_option: "plan:1" }),
+          firstPlanPayment,
           /in payment mode; the offer's plan is paid in subscription mode/,
         ],
-        [paying(id, email, 600000, { offer_option: "plan:4" }), null, /was not sent with/],
-        [paying("00000000-0000-4000-8000-000000000000", email, 3500000), null, /never sent/],
-        [paying("not-a-uuid", email, 3500000), null, /never sent/],
+        [paying(id, email, firstPlanPayment, { offer_option: "plan:4" }), null, /was not sent with/],
+        [paying("00000000-0000-4000-8000-000000000000", email, full), null, /never sent/],
+        [paying("not-a-uuid", email, full), null, /never sent/],
       ] as const;
       for (const [session, expected, reason] of cases) {
         const answer = await deliver("checkout.session.completed", session);
@@ -515,14 +528,14 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
       }
       expect(await statusOf(id)).toBe("sent");
 
-      const first = paying(id, email, 3500000);
+      const first = paying(id, email, full);
       expect((await deliver("checkout.session.completed", first)).outcome).toBe("recorded");
-      const second = paying(id, email, 3500000);
+      const second = paying(id, email, full);
       const again = await deliver("checkout.session.completed", second);
       underpaid.count(again.outcome !== "held");
       expect(again.outcome).toBe("held");
       expect(await held(second.id)).toEqual([
-        { expected_amount: 3500000, reason: expect.stringMatching(/paid already through another session/) },
+        { expected_amount: full, reason: expect.stringMatching(/paid already through another session/) },
       ]);
     });
   });
@@ -818,6 +831,58 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
       expect((without.error as { context?: Response }).context!.status).toBe(404);
       const signedOut = await stack.client().functions.invoke("billing-portal", { body: {} });
       expect((signedOut.error as { context?: Response }).context!.status).toBe(401);
+    });
+
+    it("the AI offer's membership: said on Stripe's page, started at Stripe for its day on the card paid with, and billed from that day on the buyer's clock", async () => {
+      const { token, id } = await offerWith();
+      const session = await sessionOf((await choose(token, "in_full")).body.url!);
+      const startsOn = offerPayment(ai, ai.priceCents, "2027-01-11")!.membership!.startsOn;
+      expect(session.custom_text?.submit?.message).toBe(
+        `Your $450 monthly membership starts on ${formatDay(startsOn)} and is charged to this card each month; you can cancel it at any time from your portal.`,
+      );
+      await payOnPage(session, TEST_CARD);
+      await stack.stripe.idle();
+      const { data: membership } = await service
+        .from("memberships")
+        .select("schedule_id, monthly_cents, starts_on, checkout_session_id, subscription_id")
+        .eq("offer_id", id)
+        .single();
+      expect(membership).toMatchObject({
+        monthly_cents: 45000,
+        starts_on: startsOn,
+        checkout_session_id: session.id,
+        subscription_id: null,
+      });
+      const schedule = await stripe().subscriptionSchedules.retrieve(membership!.schedule_id);
+      const paid = await stripe().checkout.sessions.retrieve(session.id, { expand: ["payment_intent"] });
+      expect(schedule).toMatchObject({
+        status: "not_started",
+        end_behavior: "release",
+        default_settings: {
+          default_payment_method: (paid.payment_intent as { payment_method: string }).payment_method,
+        },
+      });
+      expect(new Date(schedule.phases[0]!.start_date * 1000).toISOString().slice(0, 10)).toBe(startsOn);
+      expect(schedule.phases[0]!.items[0]!.price).toMatch(/^price_/);
+
+      // On the buyer's clock, two months at a time (Stripe's limit) until the membership's day.
+      const customer = (await stripe().customers.retrieve(paid.customer as string)) as { test_clock: string };
+      const startsAt = Date.parse(`${startsOn}T12:00:00Z`) / 1000;
+      for (;;) {
+        const clock = await stripe().testHelpers.testClocks.retrieve(customer.test_clock);
+        if (clock.frozen_time > startsAt + 3600) break;
+        await stripe().testHelpers.testClocks.advance(customer.test_clock, {
+          frozen_time: Math.min(clock.frozen_time + 59 * 86400, startsAt + 2 * 3600),
+        });
+        await expect
+          .poll(async () => (await stripe().testHelpers.testClocks.retrieve(customer.test_clock)).status)
+          .toBe("ready");
+      }
+      await stack.stripe.idle();
+      const { data: started } = await service.from("memberships").select("subscription_id").eq("offer_id", id).single();
+      expect(started!.subscription_id).toMatch(/^sub_/);
+      const [invoice] = (await stripe().invoices.list({ subscription: started!.subscription_id! })).data;
+      expect(invoice).toMatchObject({ status: "paid", amount_paid: 45000 });
     });
   });
 });

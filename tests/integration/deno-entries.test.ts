@@ -284,6 +284,28 @@ describe("the functions' Edge entries under Deno", () => {
     expect(rows).toEqual([{ hash: createHash("sha256").update(token).digest("hex") }]);
   }, 120_000);
 
+  it("offer finds an offer by its token's SHA-256 (Web Crypto): an unknown link is not valid; billing-portal refuses a caller not signed in", async () => {
+    const offer = await serveEntry("offer", env);
+    children.push(offer.child);
+    const unknown = await fetch(offer.url, {
+      method: "POST",
+      headers: { origin: SITE, "content-type": "application/json" },
+      body: JSON.stringify({ token: "A".repeat(43) }),
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("access-control-allow-origin")).toBe(SITE);
+    expect(((await unknown.json()) as { code: string }).code).toBe("not_found");
+
+    const portal = await serveEntry("billing-portal", env);
+    children.push(portal.child);
+    const signedOut = await fetch(portal.url, {
+      method: "POST",
+      headers: { origin: SITE, "content-type": "application/json", authorization: `Bearer ${stack.anonKey}` },
+      body: "{}",
+    });
+    expect(signedOut.status).toBe(401);
+  }, 120_000);
+
   it("leads keeps a consultation request and e-mails the business through Resend's library, replies to the lead", async () => {
     const { url, child } = await serveEntry("leads", env);
     children.push(child);

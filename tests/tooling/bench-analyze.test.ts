@@ -38,7 +38,7 @@ describe("bench page analysis", () => {
     expect(isMarketing("/desk")).toBe(false);
   });
 
-  it("counts as app pages exactly the pages built in the app's layouts (sign-in, checkout, portal, desk)", () => {
+  it("counts as app pages exactly the pages built in the app's layouts (sign-in, checkout and the offer page, portal, desk)", () => {
     const pages = join(import.meta.dirname, "../../src/pages");
     const routes = readdirSync(pages, { recursive: true, encoding: "utf8" })
       .filter((file) => file.endsWith(".astro"))

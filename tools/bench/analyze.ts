@@ -109,11 +109,11 @@ export interface SiteJsFile extends Size {
 }
 
 /**
- * Path prefixes of the app pages (sign-in, checkout, portal, the team's desk), which may load
- * supabase-js; every other page is a marketing page. tests/tooling/bench-analyze.test.ts keeps it
+ * Path prefixes of the app pages (sign-in, checkout and the coached offer's page, portal, the
+ * team's desk), which may load supabase-js; every other page is a marketing page. tests/tooling/bench-analyze.test.ts keeps it
  * in step with the pages built in the app's layouts.
  */
-export const APP_PREFIXES = ["/login", "/forgot-password", "/reset-password", "/checkout", "/portal", "/desk"];
+export const APP_PREFIXES = ["/login", "/forgot-password", "/reset-password", "/checkout", "/portal", "/desk", "/offer"];
 
 /** Client directives whose island loads with the page; the others wait (visible, media, custom ones). */
 export const EAGER_DIRECTIVES = new Set(["load", "idle", "only"]);

@@ -6,7 +6,8 @@
  * name leads to its card on My Courses (a refunded program stays listed there as refunded), unless
  * the order never put it there (canceled, failed). A coached offer's payment plan reads as a person
  * reads it ("2 of 6 paid, next $6,000 on March 1", "Past due since …", "Paid in full"), with a
- * "Manage payment method" button that opens Stripe's customer portal (functions/billing-portal).
+ * "Manage payment method" button that opens Stripe's customer portal (functions/billing-portal), as
+ * does a membership ("Membership: $450 a month from April 11, 2027"), which is cancelled there.
  * A failed fetch is logged by the store; the page says so calmly, never the raw error.
  */
 import { useState } from "react";
@@ -120,6 +121,7 @@ export default function PurchaseHistory({ programs }: Props) {
                       )}
                     </div>
                   )}
+                  {purchase.membership && <p className="mt-1 text-sm text-slate-200">{purchase.membership}</p>}
                   {purchase.change && (
                     <p className="mt-1 text-sm text-slate-300">
                       {purchase.change.label}{" "}
@@ -134,7 +136,7 @@ export default function PurchaseHistory({ programs }: Props) {
                     <p className="text-base font-semibold tabular-nums text-white">{purchase.amount}</p>
                     <Badge tone={purchase.status.tone}>{purchase.status.label}</Badge>
                   </div>
-                  {purchase.plan && <ManagePaymentMethod />}
+                  {(purchase.plan || purchase.membership) && <ManagePaymentMethod />}
                   {purchase.receiptUrl && (
                     <a
                       href={purchase.receiptUrl}

@@ -102,6 +102,9 @@ function order(status: OrderRow["order_status"], productKey: string, cents: numb
     plan_paid: null,
     plan_past_due_since: null,
     plan_paused: null,
+    membership_monthly_cents: null,
+    membership_starts_on: null,
+    membership_ended_at: null,
   };
 }
 
@@ -745,5 +748,27 @@ describe("a payment plan in purchase history", () => {
     ).plan!;
     expect(late.pastDue).toMatch(/^Past due since December 28(, 2026)?$/);
     expect(late.paused).toBe(true);
+  });
+});
+
+describe("a membership in purchase history", () => {
+  it("says what it costs a month and from when, then when it ended", () => {
+    const member = (extra: Partial<OrderRow>) =>
+      purchaseView(
+        {
+          ...order("completed", "AI_ACCELERATOR", 3500000, "2026-11-28T15:00:00Z"),
+          membership_monthly_cents: 45000,
+          membership_starts_on: "2027-04-11",
+          ...extra,
+        },
+        PROGRAMS,
+        "America/Chicago",
+      ).membership;
+    // The year is written when it is not this one.
+    expect(member({})).toMatch(/^Membership: \$450 a month from April 11(, 2027)?$/);
+    expect(member({ membership_ended_at: "2027-06-01T02:00:00Z" })).toMatch(/^Membership ended on May 31(, 2027)?$/);
+    expect(
+      purchaseView(order("completed", "AI_ACCELERATOR", 1, "2026-11-28T15:00:00Z"), PROGRAMS).membership,
+    ).toBeNull();
   });
 });

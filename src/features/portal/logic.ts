@@ -438,6 +438,8 @@ export interface PurchaseView {
    * whether access is paused for it; null for an order paid in one payment.
    */
   plan: { name: string; line: string; pastDue: string | null; paused: boolean } | null;
+  /** The coached offer's monthly membership: "Membership: $450 a month from April 11, 2027", or its end; null without one. */
+  membership: string | null;
 }
 
 /** An order reference as the view gives it: 8 hex digits, upper case; anything else is not shown. */
@@ -476,7 +478,21 @@ export function purchaseView(order: OrderRow, programs: readonly PortalProgram[]
     change: statusChange(order, timeZone),
     portalHref: ON_MY_COURSES.has(order.order_status ?? "") ? `/portal#${courseAnchor(cardKey(order))}` : null,
     plan: planOf(order, timeZone),
+    membership: membershipOf(order, timeZone),
   };
+}
+
+/** The membership's line for purchase history (PurchaseView `membership`). */
+function membershipOf(order: OrderRow, timeZone?: string): string | null {
+  const cents = order.membership_monthly_cents;
+  const starts = order.membership_starts_on;
+  if (!Number.isInteger(cents) || !starts) return null;
+  const thisYear = new Date().getUTCFullYear();
+  if (order.membership_ended_at) {
+    return `Membership ended on ${readableDay(dayIn(timeZone ?? "UTC", new Date(order.membership_ended_at)), thisYear)}`;
+  }
+  const price = formatCents(cents as number, order.currency ?? "usd");
+  return `Membership: ${price} a month from ${readableDay(starts, thisYear)}`;
 }
 
 /** The plan's lines for purchase history (PurchaseView `plan`), from the view's plan columns. */
