@@ -11,7 +11,9 @@
  *   schedules": `from_subscription`, then the phases; API 2026-10-28.endive sets a phase's length
  *   with `duration`). Payments of differing amounts (an offer sent at another price, its odd cents
  *   on the first) are one phase per run of equal amounts;
- * - counts each paid invoice once (`invoice.paid`), marks a failed one past due from when it fell
+ * - counts each paid invoice once (`invoice.paid`), when it paid the plan's next payment as
+ *   scheduled (another amount or currency is held for review, as a checkout's would be, and counts
+ *   for nothing), marks a failed one past due from when it fell
  *   due (`invoice.payment_failed`), e-mailing the buyer the invoice's own page to pay it on its
  *   first failure, and notes Stripe's time and the end of the subscription
  *   (`customer.subscription.updated`, `.deleted`).
@@ -28,7 +30,7 @@ import { sendEmail } from "../_shared/mail.ts";
 import { offerStripeKeys, optionOf } from "../_shared/offers.ts";
 import type { Stripe } from "../_shared/stripe.ts";
 import { recordMembershipEvent } from "./memberships.ts";
-import { type Deps, type Outcome, RetryableError } from "./process.ts";
+import { type Deps, holdForReview, type Outcome, RetryableError } from "./process.ts";
 
 /** The events about a plan after its checkout; DEPLOY.md registers them with the others. */
 export const PLAN_EVENTS = [
@@ -219,6 +221,61 @@ async function ensurePlan(deps: Deps, subscriptionId: string, eventAt: number): 
   });
 }
 
+/**
+ * Holds for review a paid invoice that is not the plan's next payment as scheduled (an amount or a
+ * currency changed at Stripe, outside the product), as a checkout of the wrong amount is held; null
+ * when it is that payment, or was counted already.
+ */
+async function unexpectedPayment(
+  event: Stripe.Event,
+  invoice: Stripe.Invoice,
+  subscriptionId: string,
+  deps: Deps,
+): Promise<Outcome | null> {
+  const { data, error } = await deps.admin
+    .from("payment_plans")
+    .select("payments, paid_invoices, currency, product_key, checkout_session_id, offer_id")
+    .eq("subscription_id", subscriptionId)
+    .single();
+  if (error) throw new RetryableError(`Reading the plan of ${subscriptionId} failed: ${error.message}`);
+  const plan = data as {
+    payments: Payment[];
+    paid_invoices: string[];
+    currency: string;
+    product_key: string;
+    checkout_session_id: string | null;
+    offer_id: string | null;
+  };
+  if (plan.paid_invoices.includes(invoice.id!)) return null;
+  const expected = plan.payments[plan.paid_invoices.length]?.amountCents ?? null;
+  if (expected === invoice.amount_paid && invoice.currency === plan.currency) return null;
+  const product = CATALOGUE.find((p) => p.key === plan.product_key);
+  // Held against the plan's checkout; one not recorded yet is waited for (Stripe delivers again).
+  if (!product || !plan.checkout_session_id) {
+    throw new RetryableError(
+      `${invoice.id} paid ${invoice.amount_paid}, not the plan's next payment; its checkout is not recorded yet`,
+    );
+  }
+  const problem =
+    expected === null
+      ? `invoice ${invoice.id} paid ${invoice.amount_paid} ${invoice.currency} after the plan's last payment`
+      : `invoice ${invoice.id} paid ${invoice.amount_paid} ${invoice.currency}; the plan's next payment is ${expected} ${plan.currency}`;
+  return holdForReview(
+    event,
+    {
+      id: plan.checkout_session_id,
+      customer: invoice.customer as string,
+      customer_email: invoice.customer_email,
+      metadata: plan.offer_id ? { offer_id: plan.offer_id } : {},
+    },
+    product,
+    problem,
+    deps,
+    { amount: invoice.amount_paid, currency: invoice.currency },
+    expected,
+  );
+}
+
 /** The subscription an invoice bills, as API 2026-10-28.endive names it (`parent.subscription_details`). */
 const subscriptionOf = (invoice: Stripe.Invoice): string | null =>
   idOf(invoice.parent?.subscription_details?.subscription ?? null);
@@ -245,6 +302,8 @@ export async function recordPlanEvent(event: Stripe.Event, deps: Deps): Promise<
     return "ignored";
   }
   if (event.type === "invoice.paid") {
+    const held = await unexpectedPayment(event, invoice, subscriptionId, deps);
+    if (held) return held;
     const { error } = await deps.admin.rpc("plan_invoice_paid", {
       p_subscription_id: subscriptionId,
       p_invoice_id: invoice.id,

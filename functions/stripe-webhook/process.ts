@@ -260,20 +260,28 @@ export async function offerProblem(
   return { problem: null, expected };
 }
 
+/** What a review says of the checkout a held event is about (a plan's invoice names its plan's). */
+export type ReviewedSession = Pick<Stripe.Checkout.Session, "id" | "customer" | "customer_email" | "metadata"> & {
+  amount_total?: number | null;
+  currency?: string | null;
+  customer_details?: { email?: string | null } | null;
+};
+
 /**
  * Keeps `event` for someone to look at (supabase/migrations/20261130000100_payment_reviews.sql):
- * a payment that was not the program's price, which gets no order, account or access; or a
- * refund that failed, whose buyer has not been paid back. A redelivery adds nothing.
+ * a payment that was not the program's price (or a coached offer's amount), which gets no order,
+ * account or access; or a refund that failed, whose buyer has not been paid back. A redelivery
+ * adds nothing.
  */
-async function holdForReview(
+export async function holdForReview(
   event: Stripe.Event,
-  session: Stripe.Checkout.Session,
+  session: ReviewedSession,
   product: CatalogueProduct,
   problem: string,
   deps: Deps,
   paid: { amount: number | null; currency: string | null } = {
-    amount: session.amount_total,
-    currency: session.currency,
+    amount: session.amount_total ?? null,
+    currency: session.currency ?? null,
   },
   /** What the payment should have been, when not the program's price (a coached offer's). */
   expected: number | null = product.priceCents,
@@ -337,7 +345,7 @@ async function notifyOnce(
 /** E-mails the business about a held event, once (notifyOnce). */
 function notifyReview(
   event: Stripe.Event,
-  session: Stripe.Checkout.Session,
+  session: ReviewedSession,
   product: CatalogueProduct,
   problem: string,
   paid: { amount: number | null; currency: string | null },

@@ -695,6 +695,7 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
         id: "in_failedsecond1",
         object: "invoice",
         amount_due: 600000,
+        amount_paid: attempt === 4 ? 600000 : 0,
         currency: "usd",
         attempt_count: attempt,
         created: now - 2 * DAY_S,
@@ -746,6 +747,22 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
         .eq("subscription_id", subscription)
         .single();
       expect(data).toEqual({ paid_invoices: [paid.invoice, "in_failedsecond1"], past_due_since: null });
+      // A payment that is not the plan's next one (changed at Stripe, outside the product) is held
+      // for review, as a checkout's would be, and counts for nothing.
+      await send("invoice.paid", { ...invoice(1), id: "in_changedamount", amount_paid: 100 }, now + 20 * DAY_S);
+      const { rows: reviews } = await stack.db.query<{ expected_amount: number; reason: string }>(
+        "select expected_amount, reason from public.stripe_payment_reviews where checkout_session_id = $1",
+        [session.id],
+      );
+      expect(reviews).toEqual([
+        { expected_amount: 600000, reason: expect.stringMatching(/in_changedamount paid 100 usd/) },
+      ]);
+      const { data: after } = await service
+        .from("payment_plans")
+        .select("paid_invoices")
+        .eq("subscription_id", subscription)
+        .single();
+      expect(after!.paid_invoices).toHaveLength(2);
     });
 
     it("on a test clock: a month on bills the second payment; a card that declines, set in the customer portal, fails the third, e-mails its page, pauses access 14 days on, and paying it there brings access back", async () => {
