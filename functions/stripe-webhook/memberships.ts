@@ -111,19 +111,30 @@ export async function startMembership(session: Stripe.Checkout.Session, deps: De
   }
 }
 
-/** A membership's subscription changed or ended (`customer.subscription.*`): false when it is not one. */
+/**
+ * An event about a membership's subscription (its metadata, which the schedule's phase set, names
+ * the offer): the subscription is linked to the membership (its first invoice paid, or any change),
+ * and its end recorded (`customer.subscription.deleted`). False when it is not a membership's.
+ */
 export async function recordMembershipEvent(event: Stripe.Event, deps: Deps): Promise<boolean> {
-  const subscription = event.data.object as Stripe.Subscription;
-  const scheduleId = idOf(subscription.schedule);
-  if (subscription.metadata?.kind !== MEMBERSHIP) return false;
-  const ended = event.type === "customer.subscription.deleted" || subscription.status === "canceled";
+  const object = event.data.object as Stripe.Subscription | Stripe.Invoice;
+  const [subscriptionId, metadata] =
+    object.object === "invoice"
+      ? [
+          idOf(object.parent?.subscription_details?.subscription ?? null),
+          object.parent?.subscription_details?.metadata ?? null,
+        ]
+      : [object.id, object.metadata];
+  if (metadata?.kind !== MEMBERSHIP || !metadata.offer_id || !subscriptionId) return false;
+  const subscription = object.object === "subscription" ? object : null;
+  const ended = event.type === "customer.subscription.deleted" || subscription?.status === "canceled";
   const { error } = await deps.admin
     .from("memberships")
     .update({
-      subscription_id: subscription.id,
-      ...(ended ? { ended_at: new Date((subscription.ended_at ?? event.created) * 1000).toISOString() } : {}),
+      subscription_id: subscriptionId,
+      ...(ended ? { ended_at: new Date((subscription?.ended_at ?? event.created) * 1000).toISOString() } : {}),
     })
-    .or(`subscription_id.eq.${subscription.id}${scheduleId ? `,schedule_id.eq.${scheduleId}` : ""}`);
+    .eq("offer_id", metadata.offer_id);
   if (error) throw new RetryableError(`Recording ${event.type} ${event.id} failed: ${error.message}`);
   return true;
 }

@@ -295,6 +295,7 @@ export async function recordPlanEvent(event: Stripe.Event, deps: Deps): Promise<
     if (error) throw new RetryableError(`Recording ${event.type} ${event.id} failed: ${error.message}`);
     return "recorded";
   }
+  if (await recordMembershipEvent(event, deps)) return "recorded";
   const invoice = event.data.object as Stripe.Invoice;
   const subscriptionId = subscriptionOf(invoice);
   if (!subscriptionId || !invoice.id || !(await ensurePlan(deps, subscriptionId, event.created))) {

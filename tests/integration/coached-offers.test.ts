@@ -900,6 +900,11 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
       expect(started!.subscription_id).toMatch(/^sub_/);
       const [invoice] = (await stripe().invoices.list({ subscription: started!.subscription_id! })).data;
       expect(invoice).toMatchObject({ status: "paid", amount_paid: 45000 });
+      // Cancelled (in the customer portal, or here through the API): its end is recorded.
+      await stripe().subscriptions.cancel(started!.subscription_id!);
+      await stack.stripe.idle();
+      const { data: ended } = await service.from("memberships").select("ended_at").eq("offer_id", id).single();
+      expect(ended!.ended_at).not.toBeNull();
     });
   });
 });
