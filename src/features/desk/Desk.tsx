@@ -6,13 +6,12 @@
  * and Orders, and sends a coached offer from a lead (docs/coached-offers.md); a coach sees
  * Students. The view and its filters live in the address, so a reload or Back keeps them.
  */
-import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { lazy, Suspense, useCallback, useEffect, useState, type ReactNode } from "react";
 import { $auth } from "~/stores/session";
 import { useAtom } from "~/lib/useAtom";
 import { LoadingNote, Panel, pillButtonClass, Skeleton } from "~/components/ui/panel";
 import { formatCents } from "@advisor-accelerator/shared/money.ts";
-import { dayIn, formatDay, openCohorts } from "@advisor-accelerator/shared/cohort.ts";
-import { $staffRole, LOADING, type Remote } from "../portal/store";
+import { $staffRole, LOADING } from "../portal/store";
 import { AUTH_LOADING } from "../portal/ui";
 import {
   fetchAllLeads,
@@ -22,7 +21,6 @@ import {
   fetchLeadHistory,
   fetchLeads,
   fetchMonthTotals,
-  fetchOffers,
   fetchOrders,
   fetchStudent,
   fetchStudents,
@@ -34,32 +32,36 @@ import {
   type LeadListRow,
   type LeadRow,
   type MonthTotal,
-  OfferNotSent,
-  type OfferRow,
   type OrderRow,
   type OrderStatus,
   type Page,
   type StudentDetail,
   type StudentFilter,
   type StudentRow,
-  sendOffer,
   updateLead,
-  withdrawOffer,
 } from "./data";
+import { LEAD_STATUS_LABELS, LEAD_STATUSES, type LeadStatus, STALLED_DAYS, toCsv } from "./logic";
 import {
-  dollarsToCents,
-  isOfferStatus,
-  LEAD_STATUS_LABELS,
-  LEAD_STATUSES,
-  type LeadStatus,
-  OFFER_STATUS_LABELS,
-  OFFER_STATUSES,
-  type OfferStatus,
-  pageCount,
-  STALLED_DAYS,
-  toCsv,
-  withdrawable,
-} from "./logic";
+  dateTime,
+  day,
+  download,
+  ExportButton,
+  Field,
+  inputClass,
+  Pager,
+  pageOf,
+  SelectField,
+  Table,
+  useDeskMark,
+  useRemote,
+  type ViewProps,
+} from "./ui";
+
+// The coached offers' parts, loaded when first shown (./Offers.tsx).
+const LeadOffers = lazy(() => import("./Offers").then((m) => ({ default: m.LeadOffers })));
+const Offers = lazy(() => import("./Offers").then((m) => ({ default: m.Offers })));
+
+const LEAD_STATUS_OPTIONS = LEAD_STATUSES.map((s) => [s, LEAD_STATUS_LABELS[s]] as const);
 import type { StaffRole } from "@advisor-accelerator/shared/staff-roles.ts";
 
 /** A program as the desk shows it: from content, as the build knows it. */
@@ -88,8 +90,6 @@ interface Props {
   timeZone: string;
 }
 
-/** What the page marks once its first list is on screen (the bench's desk time-to-data). */
-export const DESK_MARK = "desk-data-shown";
 
 type View = "leads" | "offers" | "students" | "orders";
 const VIEWS: Record<View, { label: string; admin: boolean }> = {
@@ -204,7 +204,11 @@ function StaffDesk({ role, programs, offers, timeZone }: { role: StaffRole } & P
         {view === "leads" && (
           <Leads query={query} setQuery={setQuery} timeZone={timeZone} programs={programs} offers={offers} />
         )}
-        {view === "offers" && <Offers query={query} setQuery={setQuery} timeZone={timeZone} programs={programs} />}
+        {view === "offers" && (
+          <Suspense fallback={<Skeleton className="h-64 w-full" />}>
+            <Offers query={query} setQuery={setQuery} timeZone={timeZone} programs={programs} />
+          </Suspense>
+        )}
         {view === "students" && (
           <Students
             query={query}
@@ -220,316 +224,7 @@ function StaffDesk({ role, programs, offers, timeZone }: { role: StaffRole } & P
   );
 }
 
-// Shared parts -----------------------------------------------------------------------------------
-
-/**
- * Loads `load()` whenever `key` changes, and again on `reload()`; a stale answer never shows. An
- * answer `arrived()` already has (a prefetched read, data.ts `takeArrived`) is the first render's.
- */
-function useRemote<T>(key: string, load: () => Promise<T>, arrived?: () => T | undefined): [Remote<T>, () => void] {
-  const [nonce, setNonce] = useState(0);
-  const id = `${key}#${nonce}`;
-  const [answer, setAnswer] = useState<{ id: string; state: Remote<T> } | null>(() => {
-    const data = arrived?.();
-    return data === undefined ? null : { id, state: { status: "ready", data } };
-  });
-  // The first effect has nothing to load when the first render had the answer.
-  const given = useRef(answer?.id);
-  const loadRef = useRef(load);
-  useEffect(() => {
-    loadRef.current = load;
-  });
-  useEffect(() => {
-    if (given.current === id) return;
-    given.current = undefined;
-    let current = true;
-    loadRef.current().then(
-      (data) => current && setAnswer({ id, state: { status: "ready", data } }),
-      (error: unknown) => {
-        console.error("The desk could not load:", error);
-        if (current) setAnswer({ id, state: { status: "error" } });
-      },
-    );
-    return () => {
-      current = false;
-    };
-  }, [id]);
-  return [answer?.id === id ? answer.state : { status: "loading" }, () => setNonce((n) => n + 1)];
-}
-
-const inputClass =
-  "mt-1 block w-full rounded-lg border border-white/15 bg-slate-900 px-3 py-2 text-sm text-white placeholder:text-slate-500 focus:border-violet-400 focus:outline-none";
-
-function Field({
-  label,
-  children,
-  className = "",
-}: {
-  label: string;
-  children: (id: string) => ReactNode;
-  className?: string;
-}) {
-  const id = useId();
-  return (
-    <div className={className}>
-      <label htmlFor={id} className="block text-xs font-semibold uppercase tracking-wide text-slate-400">
-        {label}
-      </label>
-      {children(id)}
-    </div>
-  );
-}
-
-/** A labelled select of `options` ([value, label]); "" is the first option's value where it means "any". */
-function SelectField({
-  label,
-  value,
-  options,
-  onChange,
-  className,
-}: {
-  label: string;
-  value: string;
-  options: readonly (readonly [value: string, label: string])[];
-  onChange: (value: string) => void;
-  className?: string;
-}) {
-  return (
-    <Field label={label} className={className}>
-      {(id) => (
-        <select id={id} className={inputClass} value={value} onChange={(e) => onChange(e.target.value)}>
-          {options.map(([optionValue, optionLabel]) => (
-            <option key={optionValue} value={optionValue}>
-              {optionLabel}
-            </option>
-          ))}
-        </select>
-      )}
-    </Field>
-  );
-}
-
-const LEAD_STATUS_OPTIONS = LEAD_STATUSES.map((s) => [s, LEAD_STATUS_LABELS[s]] as const);
-
-function Pager({
-  page,
-  total,
-  noun,
-  onPage,
-}: {
-  page: number;
-  total: number;
-  noun: string;
-  onPage: (page: number) => void;
-}) {
-  const pages = pageCount(total);
-  return (
-    <div className="mt-4 flex flex-wrap items-center justify-between gap-3 text-sm text-slate-300">
-      <p aria-live="polite">
-        {total.toLocaleString("en-US")} {noun}
-        {total === 1 ? "" : "s"} · page {Math.min(page, pages)} of {pages}
-      </p>
-      {/* One page has nowhere to go; on the first or last, the way that is not there looks it. */}
-      {pages > 1 && (
-        <div className="flex gap-2">
-          <button type="button" className={pageButtonClass} disabled={page <= 1} onClick={() => onPage(page - 1)}>
-            Previous page
-          </button>
-          <button type="button" className={pageButtonClass} disabled={page >= pages} onClick={() => onPage(page + 1)}>
-            Next page
-          </button>
-        </div>
-      )}
-    </div>
-  );
-}
-
-/** A page button: outlined, and plainly out of reach where there is no page to go to. */
-const pageButtonClass =
-  "inline-flex min-h-11 items-center justify-center rounded-3xl border border-white/20 px-6 py-2.5 text-sm font-semibold text-white hover:bg-white/10 disabled:cursor-not-allowed disabled:border-white/10 disabled:text-slate-500 disabled:hover:bg-transparent";
-
-/** A table that says what it holds, with a loading state and an error in words. */
-function Table<T>({
-  caption,
-  state,
-  columns,
-  rowKey,
-  empty,
-  expanded,
-}: {
-  caption: string;
-  state: Remote<Page<T>>;
-  columns: { label: string; cell: (row: T) => ReactNode; className?: string }[];
-  rowKey: (row: T) => string | number;
-  empty: string;
-  expanded?: (row: T) => ReactNode;
-}) {
-  // Nothing to list: said in a box as wide as the screen, not in a table row wider than a phone.
-  if (state.status === "ready" && state.data.rows.length === 0) {
-    return (
-      <p className="rounded-2xl border border-dashed border-white/15 bg-panel/60 px-4 py-6 text-center text-slate-300">
-        {empty}
-      </p>
-    );
-  }
-  return (
-    // Focusable, so that a keyboard can scroll a table wider than a phone (axe: scrollable-region-focusable);
-    // relative, so that what is positioned in it (the screen-reader-only text) scrolls with it
-    // instead of widening the page.
-    // A size container, so that a row's details (TableRow) can be as wide as the box, not the table.
-    <div
-      className="@container relative overflow-x-auto rounded-2xl border border-white/10 bg-panel"
-      aria-busy={state.status === "loading"}
-      tabIndex={0}
-      role="group"
-      aria-label={caption}
-    >
-      <table className="w-full min-w-[48rem] text-left text-sm">
-        <caption className="sr-only">{caption}</caption>
-        <thead className="border-b border-white/10 text-xs uppercase tracking-wide text-slate-400">
-          <tr>
-            {columns.map((column) => (
-              <th key={column.label} scope="col" className={`px-4 py-3 font-semibold ${column.className ?? ""}`}>
-                {column.label}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-white/5">
-          {state.status === "loading" &&
-            Array.from({ length: 5 }, (_, i) => (
-              <tr key={i}>
-                <td colSpan={columns.length} className="px-4 py-3">
-                  {i === 0 && <LoadingNote />}
-                  <Skeleton className="h-5 w-full" />
-                </td>
-              </tr>
-            ))}
-          {state.status === "error" && (
-            <tr>
-              <td colSpan={columns.length} className="px-4 py-6 text-center text-red-300" role="alert">
-                This list could not be loaded. Please try again in a moment.
-              </td>
-            </tr>
-          )}
-          {state.status === "ready" &&
-            state.data.rows.map((row) => (
-              <TableRow key={rowKey(row)} row={row} columns={columns} expanded={expanded?.(row)} />
-            ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-function TableRow<T>({
-  row,
-  columns,
-  expanded,
-}: {
-  row: T;
-  columns: { label: string; cell: (row: T) => ReactNode; className?: string }[];
-  expanded?: ReactNode;
-}) {
-  return (
-    <>
-      <tr className="align-top text-slate-200">
-        {columns.map((column) => (
-          <td key={column.label} className={`px-4 py-3 ${column.className ?? ""}`}>
-            {column.cell(row)}
-          </td>
-        ))}
-      </tr>
-      {expanded && (
-        <tr className="bg-white/[0.03]">
-          <td colSpan={columns.length} className="px-4 py-4">
-            {/* As wide as the box shows and held at its left edge, so that on a phone the form and
-                the history fit the screen while the table beside it scrolls. */}
-            <div className="sticky left-4 w-[calc(100cqw-2rem)]">{expanded}</div>
-          </td>
-        </tr>
-      )}
-    </>
-  );
-}
-
-function dateTime(value: string | null, timeZone: string): string {
-  if (!value) return "—";
-  return new Intl.DateTimeFormat("en-US", { timeZone, dateStyle: "medium", timeStyle: "short" }).format(
-    new Date(value),
-  );
-}
-
-function day(value: string | null, timeZone: string): string {
-  if (!value) return "—";
-  // A calendar day (YYYY-MM-DD) is that day wherever the reader is.
-  const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T12:00:00Z`) : new Date(value);
-  return new Intl.DateTimeFormat("en-US", {
-    timeZone: /^\d{4}-\d{2}-\d{2}$/.test(value) ? "UTC" : timeZone,
-    dateStyle: "medium",
-  }).format(date);
-}
-
-/** Saves `csv` as a file the browser downloads. */
-function download(name: string, csv: string) {
-  const url = URL.createObjectURL(new Blob([csv], { type: "text/csv;charset=utf-8" }));
-  const link = Object.assign(document.createElement("a"), { href: url, download: name });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
-function ExportButton({ label, run }: { label: string; run: () => Promise<void> }) {
-  const [busy, setBusy] = useState(false);
-  const [failed, setFailed] = useState(false);
-  return (
-    <div>
-      <button
-        type="button"
-        className={pillButtonClass.secondary}
-        disabled={busy}
-        onClick={() => {
-          setBusy(true);
-          setFailed(false);
-          run()
-            .catch((error: unknown) => {
-              console.error("The export failed:", error);
-              setFailed(true);
-            })
-            .finally(() => setBusy(false));
-        }}
-      >
-        {busy ? "Preparing the file…" : label}
-      </button>
-      {failed && (
-        <p role="alert" className="mt-2 text-sm text-red-300">
-          The file could not be made. Please try again.
-        </p>
-      )}
-    </div>
-  );
-}
-
-/**
- * Marks DESK_MARK once the view's first page of rows is on screen: what the bench times
- * (tools/bench/portal.ts, the desk's time-to-data).
- */
-function useDeskMark(ready: boolean) {
-  useEffect(() => {
-    if (ready && performance.getEntriesByName(DESK_MARK).length === 0) performance.mark(DESK_MARK);
-  }, [ready]);
-}
-
-const pageOf = (query: URLSearchParams) => Math.max(1, Number(query.get("page")) || 1);
-
 // Leads ------------------------------------------------------------------------------------------
-
-interface ViewProps {
-  query: URLSearchParams;
-  setQuery: (changes: Record<string, string | null>) => void;
-  timeZone: string;
-}
 
 function Leads({
   query,
@@ -809,435 +504,10 @@ function LeadDetail({
           </div>
         </form>
       </div>
-      <LeadOffers lead={lead} programs={programs} offers={offers} timeZone={timeZone} />
+      <Suspense fallback={<Skeleton className="mt-6 h-24 w-full" />}>
+        <LeadOffers lead={lead} programs={programs} offers={offers} timeZone={timeZone} />
+      </Suspense>
     </div>
-  );
-}
-
-// Offers -----------------------------------------------------------------------------------------
-
-const OFFER_STATUS_OPTIONS = OFFER_STATUSES.map((s) => [s, OFFER_STATUS_LABELS[s]] as const);
-
-function OfferStatusBadge({ status }: { status: OfferStatus }) {
-  const tone = {
-    sent: "bg-sky-500/15 text-sky-200",
-    opened: "bg-violet-500/15 text-violet-200",
-    paid: "bg-green-500/15 text-green-200",
-    expired: "bg-amber-400/15 text-amber-200",
-    withdrawn: "bg-slate-500/20 text-slate-300",
-  }[status];
-  return (
-    <span className={`inline-flex rounded-full px-2.5 py-0.5 text-xs font-semibold ${tone}`}>
-      {OFFER_STATUS_LABELS[status]}
-    </span>
-  );
-}
-
-/** An offer's price, and the program's beside it when the offer was sent at another, with the reason. */
-function OfferPrice({ offer }: { offer: OfferRow }) {
-  if (offer.price_cents === offer.list_price_cents) return <>{formatCents(offer.price_cents)}</>;
-  return (
-    <>
-      {formatCents(offer.price_cents)}{" "}
-      <span className="text-slate-400">
-        (offer price {formatCents(offer.list_price_cents)}: {offer.price_reason})
-      </span>
-    </>
-  );
-}
-
-/**
- * Withdraws an offer once the admin confirms: its link stops working. A paid offer cannot be
- * withdrawn (the database refuses it; the payment is refunded instead).
- */
-function WithdrawOffer({ offer, onDone, inTable = false }: { offer: OfferRow; onDone: () => void; inTable?: boolean }) {
-  const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [failed, setFailed] = useState(false);
-  if (!withdrawable(offer.status)) return null;
-  if (!asking) {
-    return (
-      <button
-        type="button"
-        className="text-sm font-semibold text-slate-300 underline underline-offset-4 hover:text-white"
-        onClick={() => setAsking(true)}
-      >
-        Withdraw<span className="sr-only"> the offer to {offer.name}</span>
-      </button>
-    );
-  }
-  return (
-    // In a table's last column, as wide as its words and buttons on one line: it widens the table
-    // (which scrolls) rather than stacking a word a line.
-    <div
-      role="group"
-      aria-label={`Withdraw the offer to ${offer.name}`}
-      className={`space-y-2 ${inTable ? "w-max" : ""}`}
-    >
-      <p className="text-sm text-slate-200">Withdraw it? Its link stops working.</p>
-      <div className="flex flex-wrap gap-2">
-        <button
-          type="button"
-          className={pillButtonClass.primary}
-          disabled={busy}
-          onClick={() => {
-            setBusy(true);
-            setFailed(false);
-            withdrawOffer(offer.id)
-              .then(onDone)
-              .catch((error: unknown) => {
-                console.error("Withdrawing the offer failed:", error);
-                setFailed(true);
-              })
-              .finally(() => setBusy(false));
-          }}
-        >
-          {busy ? "Withdrawing…" : "Withdraw the offer"}
-        </button>
-        <button type="button" className={pillButtonClass.secondary} onClick={() => setAsking(false)}>
-          Keep it
-        </button>
-      </div>
-      {failed && (
-        <p role="alert" className="text-sm text-red-300">
-          The offer was not withdrawn. Please try again.
-        </p>
-      )}
-    </div>
-  );
-}
-
-/** A lead's offers, and the form that sends a new one. */
-function LeadOffers({
-  lead,
-  programs,
-  offers,
-  timeZone,
-}: {
-  lead: LeadListRow;
-  programs: DeskProgram[];
-  offers: DeskOffer[];
-  timeZone: string;
-}) {
-  const [sent, reload] = useRemote(`offers|lead|${lead.id}`, () =>
-    fetchOffers({ page: 1, status: "", leadId: lead.id }),
-  );
-  const programName = (key: string) => programs.find((p) => p.key === key)?.name ?? key;
-  const headingId = useId();
-  return (
-    <section aria-labelledby={headingId} className="mt-6 border-t border-white/10 pt-4">
-      <h3 id={headingId} className="text-xs font-semibold uppercase tracking-wide text-slate-400">
-        Offers
-      </h3>
-      {sent.status === "loading" && <Skeleton className="mt-2 h-4 w-2/3" />}
-      {sent.status === "error" && <p className="mt-2 text-sm text-red-300">The offers could not be loaded.</p>}
-      {sent.status === "ready" && (
-        <ul className="mt-2 space-y-3 text-sm text-slate-300">
-          {sent.data.rows.length === 0 && <li>No offer sent yet.</li>}
-          {sent.data.rows.map((offer) => (
-            <li key={offer.id} className="flex flex-wrap items-start gap-x-3 gap-y-2">
-              <OfferStatusBadge status={offer.status} />
-              <span>
-                {programName(offer.product_key)}
-                {offer.cohort_start ? `, cohort of ${formatDay(offer.cohort_start)}` : ""}, <OfferPrice offer={offer} />
-                . Sent {dateTime(offer.created_at, timeZone)}; link until {dateTime(offer.expires_at, timeZone)}.
-              </span>
-              <WithdrawOffer offer={offer} onDone={reload} />
-            </li>
-          ))}
-        </ul>
-      )}
-      <OfferForm lead={lead} programs={programs} offers={offers} timeZone={timeZone} onSent={reload} />
-    </section>
-  );
-}
-
-/** The days an offer's link can work for (functions/_shared/offers.ts checks the same). */
-const LINK_DAYS = { least: 1, most: 30, usual: 7 };
-
-/**
- * Sends a lead a coached offer: which offer, the cohort it holds a seat in (one a buyer could join
- * today or a later one), its price (another than the offer's needs a reason) and how many days its
- * link works. The function checks each against the catalogue again and names the field it refuses.
- */
-function OfferForm({
-  lead,
-  programs,
-  offers,
-  timeZone,
-  onSent,
-}: {
-  lead: LeadListRow;
-  programs: DeskProgram[];
-  offers: DeskOffer[];
-  timeZone: string;
-  onSent: () => void;
-}) {
-  const [offerId, setOfferId] = useState(offers[0]?.id ?? "");
-  const offer = offers.find((o) => o.id === offerId);
-  const program = programs.find((p) => p.key === offer?.productKey);
-  const cohorts = program ? openCohorts(program.cohortStarts, dayIn(timeZone)) : [];
-  const [cohort, setCohort] = useState(cohorts[0] ?? "");
-  const [price, setPrice] = useState(offer ? (offer.priceCents / 100).toLocaleString("en-US") : "");
-  const [reason, setReason] = useState("");
-  const [days, setDays] = useState(String(LINK_DAYS.usual));
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<{ field: string | null; text: string } | null>(null);
-  const [done, setDone] = useState<string | null>(null);
-  const formId = useId();
-  if (!offer) return null;
-  const cents = dollarsToCents(price);
-  const otherPrice = cents !== null && cents !== offer.priceCents;
-  const errorId = (field: string) => (problem?.field === field ? `${formId}-error` : undefined);
-  const fieldError = (field: string) =>
-    problem?.field === field ? (
-      <p id={`${formId}-error`} role="alert" className="mt-1 text-sm text-red-300">
-        {problem.text}
-      </p>
-    ) : null;
-
-  return (
-    <form
-      className="mt-4 grid gap-3 rounded-xl border border-white/10 p-4 sm:grid-cols-2"
-      aria-label={`Send ${lead.name} an offer`}
-      noValidate
-      onSubmit={(event) => {
-        event.preventDefault();
-        setDone(null);
-        if (cents === null) return setProblem({ field: "priceCents", text: "Type the price in dollars, like 35,000." });
-        if (otherPrice && !reason.trim())
-          return setProblem({ field: "priceReason", text: "Say why the offer is at another price." });
-        const linkDays = Number(days);
-        if (!Number.isInteger(linkDays) || linkDays < LINK_DAYS.least || linkDays > LINK_DAYS.most)
-          return setProblem({
-            field: "expiresInDays",
-            text: `The link works for ${LINK_DAYS.least} to ${LINK_DAYS.most} days.`,
-          });
-        setProblem(null);
-        setBusy(true);
-        sendOffer({
-          lead: lead.id,
-          offer: offer.id,
-          cohortStart: cohorts.length ? cohort : null,
-          priceCents: cents,
-          priceReason: otherPrice ? reason.trim() : null,
-          expiresInDays: linkDays,
-        })
-          .then(({ expires_at }) => {
-            setDone(`Offer sent to ${lead.email}. Its link works until ${dateTime(expires_at, timeZone)}.`);
-            setReason("");
-            onSent();
-          })
-          .catch((error: unknown) =>
-            setProblem(
-              error instanceof OfferNotSent
-                ? { field: error.field, text: error.message }
-                : { field: null, text: "The offer could not be sent. Please try again." },
-            ),
-          )
-          .finally(() => setBusy(false));
-      }}
-    >
-      <h4 className="text-sm font-semibold text-white sm:col-span-2">Send an offer</h4>
-      <Field label="Offer">
-        {(id) => (
-          <>
-            <select
-              id={id}
-              className={inputClass}
-              value={offerId}
-              aria-invalid={problem?.field === "offer" || undefined}
-              aria-describedby={errorId("offer")}
-              onChange={(e) => {
-                const next = offers.find((o) => o.id === e.target.value)!;
-                const nextProgram = programs.find((p) => p.key === next.productKey);
-                setOfferId(next.id);
-                setPrice((next.priceCents / 100).toLocaleString("en-US"));
-                setCohort((nextProgram ? openCohorts(nextProgram.cohortStarts, dayIn(timeZone)) : [])[0] ?? "");
-                setProblem(null);
-              }}
-            >
-              {offers.map((o) => (
-                <option key={o.id} value={o.id}>
-                  {programs.find((p) => p.key === o.productKey)?.name ?? o.id}: {o.priceLabel}
-                </option>
-              ))}
-            </select>
-            {fieldError("offer")}
-          </>
-        )}
-      </Field>
-      {program && program.cohortStarts.length > 0 && (
-        <Field label="Cohort">
-          {(id) =>
-            cohorts.length ? (
-              <>
-                <select
-                  id={id}
-                  className={inputClass}
-                  value={cohort}
-                  aria-invalid={problem?.field === "cohortStart" || undefined}
-                  aria-describedby={errorId("cohortStart")}
-                  onChange={(e) => setCohort(e.target.value)}
-                >
-                  {cohorts.map((start) => (
-                    <option key={start} value={start}>
-                      Starts {formatDay(start)}
-                    </option>
-                  ))}
-                </select>
-                {fieldError("cohortStart")}
-              </>
-            ) : (
-              <p id={id} className="mt-1 text-sm text-amber-200">
-                No cohort is open to join: add one to the program in content first.
-              </p>
-            )
-          }
-        </Field>
-      )}
-      <Field label="Price (USD)">
-        {(id) => (
-          <>
-            <input
-              id={id}
-              inputMode="decimal"
-              className={inputClass}
-              value={price}
-              aria-invalid={problem?.field === "priceCents" || undefined}
-              aria-describedby={errorId("priceCents")}
-              onChange={(e) => setPrice(e.target.value)}
-            />
-            {fieldError("priceCents")}
-          </>
-        )}
-      </Field>
-      <Field label="Link works for (days)">
-        {(id) => (
-          <>
-            <input
-              id={id}
-              type="number"
-              min={LINK_DAYS.least}
-              max={LINK_DAYS.most}
-              className={inputClass}
-              value={days}
-              aria-invalid={problem?.field === "expiresInDays" || undefined}
-              aria-describedby={errorId("expiresInDays")}
-              onChange={(e) => setDays(e.target.value)}
-            />
-            {fieldError("expiresInDays")}
-          </>
-        )}
-      </Field>
-      {otherPrice && (
-        <Field label="Why this price" className="sm:col-span-2">
-          {(id) => (
-            <>
-              <textarea
-                id={id}
-                rows={2}
-                maxLength={500}
-                className={inputClass}
-                value={reason}
-                aria-invalid={problem?.field === "priceReason" || undefined}
-                aria-describedby={errorId("priceReason")}
-                onChange={(e) => setReason(e.target.value)}
-              />
-              {fieldError("priceReason")}
-            </>
-          )}
-        </Field>
-      )}
-      <div className="flex flex-wrap items-center gap-3 sm:col-span-2">
-        <button
-          type="submit"
-          className={pillButtonClass.primary}
-          disabled={busy || (program !== undefined && program.cohortStarts.length > 0 && cohorts.length === 0)}
-        >
-          {busy ? "Sending…" : "Send the offer"}
-        </button>
-        <p role="status" className="text-sm text-green-300">
-          {done}
-        </p>
-      </div>
-      {problem && problem.field === null && (
-        <p role="alert" className="text-sm text-red-300 sm:col-span-2">
-          {problem.text}
-        </p>
-      )}
-    </form>
-  );
-}
-
-/** Every offer sent, newest first, with its state; an admin withdraws one from here. */
-function Offers({ query, setQuery, timeZone, programs }: ViewProps & { programs: DeskProgram[] }) {
-  const page = pageOf(query);
-  const asked = query.get("status");
-  const status = isOfferStatus(asked) ? asked : "";
-  const [state, reload] = useRemote(`offers|${page}|${status}`, () => fetchOffers({ page, status }));
-  useDeskMark(state.status === "ready");
-  const programName = (key: string) => programs.find((p) => p.key === key)?.name ?? key;
-  return (
-    <section aria-labelledby="offers-heading">
-      <h2 id="offers-heading" className="text-xl font-bold text-white">
-        Offers
-      </h2>
-      <p className="mt-1 text-sm text-slate-400">
-        Every coached offer sent, newest first. Send one from a lead on the Leads view.
-      </p>
-      <div className="mt-4 flex flex-wrap items-end gap-4">
-        <SelectField
-          label="Status"
-          className="w-40"
-          value={status}
-          options={[["", "Any status"], ...OFFER_STATUS_OPTIONS]}
-          onChange={(value) => setQuery({ status: value || null, page: null })}
-        />
-      </div>
-      <div className="mt-4">
-        <Table
-          caption="Coached offers"
-          state={state}
-          rowKey={(offer) => offer.id}
-          empty={status ? "No offer has this status." : "No offers sent yet."}
-          columns={[
-            { label: "Sent", cell: (o) => dateTime(o.created_at, timeZone), className: "whitespace-nowrap" },
-            {
-              label: "Applicant",
-              cell: (o) => (
-                <>
-                  <span className="font-semibold text-white">{o.name}</span>
-                  <br />
-                  {o.email}
-                </>
-              ),
-            },
-            {
-              label: "Offer",
-              cell: (o) => (
-                <>
-                  {programName(o.product_key)}
-                  {o.cohort_start && (
-                    <>
-                      <br />
-                      <span className="text-slate-400">Cohort of {formatDay(o.cohort_start)}</span>
-                    </>
-                  )}
-                </>
-              ),
-            },
-            { label: "Price", cell: (o) => <OfferPrice offer={o} /> },
-            { label: "Link until", cell: (o) => dateTime(o.expires_at, timeZone), className: "whitespace-nowrap" },
-            { label: "Status", cell: (o) => <OfferStatusBadge status={o.status} /> },
-            { label: "Actions", cell: (o) => <WithdrawOffer offer={o} onDone={reload} inTable /> },
-          ]}
-        />
-        {state.status === "ready" && (
-          <Pager page={page} total={state.data.total} noun="offer" onPage={(p) => setQuery({ page: String(p) })} />
-        )}
-      </div>
-    </section>
   );
 }
 
