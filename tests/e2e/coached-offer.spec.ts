@@ -4,7 +4,10 @@
  * the applicant's e-mailed link at a phone's width, six monthly payments chosen and the first paid
  * with 4242 on Stripe's hosted page, the account's password set from the access e-mail, the course
  * open, purchase history at "1 of 6 paid" with Manage payment method, and the buyer's test clock
- * moved a month ahead on the Stripe stand-in's dashboard, which bills the second payment.
+ * moved a month ahead on the Stripe stand-in's dashboard, which bills the second payment; then a
+ * card that declines, saved through Manage payment method: the third payment fails, its e-mail goes
+ * out, a month on the course is paused (My Courses and purchase history say why), and a good card
+ * saved there pays it and opens the course again.
  */
 import { expect, test } from "@playwright/test";
 import { DEMO_STAFF } from "@advisor-accelerator/local-stack";
@@ -84,5 +87,66 @@ test("an applicant pays the AI offer by six monthly payments: the course opens, 
       { timeout: 15_000 },
     )
     .toMatch(/2 of 6 paid/);
+
+  // A card that will decline, saved through Manage payment method; a month on, the third payment
+  // fails and the buyer is e-mailed its page; a month after that (past the 14 days), the course
+  // is paused, and purchase history says why.
+  await row.getByRole("button", { name: "Manage payment method" }).click();
+  await applicant.waitForURL(/\/_local\/stripe\/portal\//);
+  await applicant.getByLabel("Card number").fill("4000 0000 0000 0341");
+  await applicant.getByLabel("Expiration (MM / YY)").fill("12 / 34");
+  await applicant.getByLabel("CVC").fill("123");
+  await applicant.getByLabel("Cardholder name").fill("Morgan Applicant");
+  await applicant.getByRole("button", { name: "Update payment method" }).click();
+  await expect(applicant.getByText(/ending in 0341/)).toBeVisible();
+  const advance = async () => {
+    await page.goto("/_local/stripe");
+    await page
+      .getByRole("row")
+      .filter({ hasText: lead.email })
+      .getByRole("button", { name: "Advance one month" })
+      .click();
+  };
+  await advance();
+  const failed = await lastMailTo(applicant, lead.email, /did not go through$/);
+  expect(failed.subject).toBe("Your AI Advisor Accelerator payment of $6,000 did not go through");
+  await advance();
+  await expect
+    .poll(
+      async () => {
+        await applicant.goto("/portal/settings/purchase-history");
+        return applicant.locator("li[data-order]").filter({ hasText: "AI Advisor Accelerator" }).innerText();
+      },
+      { timeout: 15_000 },
+    )
+    .toMatch(/Past due since .+\. Your access is paused until it is paid\./);
+  await applicant.goto("/portal");
+  await expect(applicant.getByRole("heading", { name: "Paused until a payment is made" })).toBeVisible();
+  await expect(applicant.locator("#program-ai-accelerator")).toContainText(
+    /AI Advisor Accelerator.*Payment past due since .+access paused until it is paid/,
+  );
+  await expect(courses.getByRole("link", { name: "AI Advisor Accelerator" })).toHaveCount(0);
+  expect(await axeViolations(applicant)).toEqual([]);
+
+  // Paid with a good card through Manage payment method (the portal pays the open invoices):
+  // the course is open again at once.
+  await applicant.goto("/portal/settings/purchase-history");
+  await applicant.getByRole("button", { name: "Manage payment method" }).click();
+  await applicant.waitForURL(/\/_local\/stripe\/portal\//);
+  await applicant.getByLabel("Card number").fill("4242 4242 4242 4242");
+  await applicant.getByLabel("Expiration (MM / YY)").fill("12 / 34");
+  await applicant.getByLabel("CVC").fill("123");
+  await applicant.getByLabel("Cardholder name").fill("Morgan Applicant");
+  await applicant.getByRole("button", { name: "Update payment method" }).click();
+  await expect(applicant.getByText(/ending in 4242/)).toBeVisible();
+  await expect
+    .poll(
+      async () => {
+        await applicant.goto("/portal");
+        return courses.getByRole("link", { name: "AI Advisor Accelerator" }).count();
+      },
+      { timeout: 15_000 },
+    )
+    .toBe(1);
   await context.close();
 });

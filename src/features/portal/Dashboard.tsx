@@ -251,7 +251,7 @@ function CoursesSkeleton() {
 type Rows = ResumeRow[] | null | "error";
 
 function Courses({ progress, timeZone, ...courses }: MyCourses & { progress: Rows; timeZone: string }) {
-  const { active, processing, ended } = courses;
+  const { active, processing, paused, ended } = courses;
   if (!hasAnyCourse(courses)) {
     return (
       <EmptyState
@@ -293,6 +293,26 @@ function Courses({ progress, timeZone, ...courses }: MyCourses & { progress: Row
           </ul>
         </div>
       )}
+      {paused.length > 0 && (
+        <div>
+          <h3 className="text-lg font-semibold text-white">Paused until a payment is made</h3>
+          <ul className="mt-4 space-y-3">
+            {paused.map((course) => (
+              <EndedCourse key={course.key} course={course} />
+            ))}
+          </ul>
+          <p className="mt-3 text-sm text-slate-300">
+            Your access returns the moment it is paid:{" "}
+            <a
+              href="/portal/settings/purchase-history"
+              className="font-medium text-violet-300 underline underline-offset-4 hover:text-white"
+            >
+              pay or change your card in purchase history
+            </a>
+            .
+          </p>
+        </div>
+      )}
       {ended.length > 0 && (
         <div>
           <h3 className="text-lg font-semibold text-white">Refunds and disputes</h3>
@@ -321,7 +341,7 @@ function EndedCourse({ course }: { course: CourseCard }) {
           {note.what}
           {note.day && (
             <>
-              {" on "}
+              {course.status === "Paused" ? " since " : " on "}
               <time dateTime={course.endedAt}>{note.day}</time>
             </>
           )}

@@ -323,7 +323,7 @@ describe("stats and My Courses", () => {
   });
 
   it("has nothing for a customer without orders", () => {
-    expect(myCourses([], PROGRAMS)).toEqual({ active: [], processing: [], ended: [] });
+    expect(myCourses([], PROGRAMS)).toEqual({ active: [], processing: [], paused: [], ended: [] });
   });
 
   it("finds an order's program by its key, trimmed and case-insensitively", () => {
@@ -770,5 +770,30 @@ describe("a membership in purchase history", () => {
     expect(
       purchaseView(order("completed", "AI_ACCELERATOR", 1, "2026-11-28T15:00:00Z"), PROGRAMS).membership,
     ).toBeNull();
+  });
+});
+
+describe("a plan paused for a payment past due, on My Courses", () => {
+  it("is paused, without a way into the course, and says since when; another completed order of the program keeps it open", () => {
+    const plan: OrderRow = {
+      ...order("completed", "AI_ACCELERATOR", 600000, "2026-11-28T15:00:00Z"),
+      plan_name: "Six monthly payments",
+      plan_paused: true,
+      plan_past_due_since: "2027-01-28T15:00:00Z",
+    };
+    const courses = myCourses([plan], PROGRAMS);
+    expect(courses.active).toEqual([]);
+    expect(courses.paused).toHaveLength(1);
+    expect(courses.paused[0]).toMatchObject({ status: "Paused", endedAt: "2027-01-28T15:00:00Z" });
+    expect(courses.paused[0]!.course).toBeUndefined();
+    expect(hasAnyCourse(courses)).toBe(true);
+    expect(endedNote(courses.paused[0]!, "UTC")).toEqual({
+      what: "Payment past due",
+      day: "Jan 28, 2027",
+      access: "access paused until it is paid",
+    });
+    const bought = order("completed", "AI_ACCELERATOR", 1500000, "2026-10-01T15:00:00Z");
+    const both = myCourses([plan, bought], PROGRAMS);
+    expect([both.active.length, both.paused.length]).toEqual([1, 0]);
   });
 });

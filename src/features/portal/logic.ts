@@ -159,9 +159,9 @@ export interface CourseCard {
   /**
    * docs/product.md, States and transitions: completed shows 'Active', pending 'Processing'; a
    * program the customer had and has no longer, 'Refunded' or, while its payment is disputed,
-   * 'Disputed'.
+   * 'Disputed'; a coached offer's plan 14 days past due, 'Paused' (docs/coached-offers.md).
    */
-  status: "Active" | "Processing" | "Refunded" | "Disputed";
+  status: "Active" | "Processing" | "Refunded" | "Disputed" | "Paused";
   /**
    * For a cohort program, the first day of the buyer's cohort (YYYY-MM-DD): the cohort of their
    * earliest completed order, the one the database counts their weeks from (program_start_date).
@@ -172,7 +172,10 @@ export interface CourseCard {
    * program_start_date does. Active cards only.
    */
   purchasedAt?: string;
-  /** When the program was refunded or its payment disputed (ISO): the order's status_changed_at. */
+  /**
+   * When the program was refunded or its payment disputed (ISO): the order's status_changed_at; for
+   * a paused plan, since when its payment is past due.
+   */
   endedAt?: string;
 }
 
@@ -187,10 +190,12 @@ function card(programs: readonly PortalProgram[], order: OrderRow, status: Cours
   return { key, name, page, image, imageAlt, description, course, lessons, status };
 }
 
-/** My Courses, in its three groups. */
+/** My Courses, in its groups. */
 export interface MyCourses {
   active: CourseCard[];
   processing: CourseCard[];
+  /** Programs whose plan payment is 14 days past due: no way in until it is paid. */
+  paused: CourseCard[];
   ended: CourseCard[];
 }
 
@@ -200,15 +205,18 @@ export interface MyCourses {
  * order and no completed one, 'Processing', shown apart and without a link. `ended`: the programs
  * the customer had and no longer has, with neither a completed nor a pending order: refunded
  * ('Refunded'), or held by a payment dispute ('Disputed'), as their newest such order says, with
- * when; shown apart, without a way into the course. A canceled or failed order is in none: the
- * customer never had that program.
+ * when; shown apart, without a way into the course. `paused`: a program whose only completed
+ * orders are coached-offer plans paused for a payment 14 days past due ('Paused', since when it is
+ * due), without a way in until it is paid (the database's rule, `plan_paused`). A canceled or
+ * failed order is in none: the customer never had that program.
  */
 export function myCourses(orders: readonly OrderRow[], programs: readonly PortalProgram[]): MyCourses {
   const active: CourseCard[] = [];
   const processing: CourseCard[] = [];
+  const paused: CourseCard[] = [];
   const ended: CourseCard[] = [];
   const seen = new Set<string>();
-  const completed = orders.filter(isCompleted);
+  const completed = orders.filter((order) => isCompleted(order) && order.plan_paused !== true);
   for (const order of completed) {
     const course = card(programs, order, "Active");
     if (seen.has(course.key)) continue;
@@ -221,6 +229,13 @@ export function myCourses(orders: readonly OrderRow[], programs: readonly Portal
       ...(earliest.cohort_start ? { cohortStart: earliest.cohort_start } : {}),
       ...(earliest.order_date ? { purchasedAt: earliest.order_date } : {}),
     });
+  }
+  for (const order of newestFirst(orders)) {
+    if (!isCompleted(order) || order.plan_paused !== true) continue;
+    const course = withoutCourse(card(programs, order, "Paused"));
+    if (seen.has(course.key)) continue;
+    seen.add(course.key);
+    paused.push(order.plan_past_due_since ? { ...course, endedAt: order.plan_past_due_since } : course);
   }
   for (const order of orders) {
     if (order.order_status !== "pending") continue;
@@ -238,7 +253,7 @@ export function myCourses(orders: readonly OrderRow[], programs: readonly Portal
     seen.add(course.key);
     ended.push(order.status_changed_at ? { ...course, endedAt: order.status_changed_at } : course);
   }
-  return { active, processing, ended };
+  return { active, processing, paused, ended };
 }
 
 /** A card without its way into the course: its course and lessons left out. */
@@ -248,7 +263,7 @@ function withoutCourse({ course: _course, lessons: _lessons, ...card }: CourseCa
 
 /** Whether the customer has, or ever had, a program on My Courses: else its empty state. */
 export const hasAnyCourse = (courses: MyCourses) =>
-  courses.active.length + courses.processing.length + courses.ended.length > 0;
+  courses.active.length + courses.processing.length + courses.paused.length + courses.ended.length > 0;
 
 /**
  * What an ended program's card says: what happened ("Refunded", "Payment disputed"), on which day
@@ -260,6 +275,7 @@ export function endedNote(
   timeZone?: string,
 ): { what: string; day: string; access: string } {
   const day = orderDate(course.endedAt, timeZone);
+  if (course.status === "Paused") return { what: "Payment past due", day, access: "access paused until it is paid" };
   return course.status === "Disputed"
     ? { what: "Payment disputed", day, access: "access paused during the dispute" }
     : { what: "Refunded", day, access: "access ended" };
