@@ -90,7 +90,6 @@ interface Props {
   timeZone: string;
 }
 
-
 type View = "leads" | "offers" | "students" | "orders";
 const VIEWS: Record<View, { label: string; admin: boolean }> = {
   leads: { label: "Leads", admin: true },
