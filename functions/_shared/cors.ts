@@ -83,3 +83,34 @@ export function crossSiteRefusal(
   if (!sendsJson(request)) return { status: 415, error: "Send the request as application/json." };
   return null;
 }
+
+/** Writes a function's JSON answer, with CORS for the caller and `cache-control: no-store`. */
+export type Answer = (body: unknown, status?: number, headers?: Record<string, string>) => Response;
+
+/**
+ * The start shared by the functions the site's pages POST JSON to (course-download, send-offer,
+ * offer, billing-portal): a CORS preflight answered, another method refused (405, with `Allow`),
+ * a post another website's page could have sent refused (`crossSiteRefusal`). Answers `{ done }`,
+ * the answer to give at once, or `{ answer }`, which writes the function's own answers.
+ */
+export function jsonPost(
+  request: Request,
+  allowedOrigins: string | undefined,
+): { done: Response; answer?: undefined } | { done?: undefined; answer: Answer } {
+  const methods = "POST, OPTIONS";
+  const origins = parseOrigins(allowedOrigins);
+  const early = preflight(request, origins, methods);
+  if (early) return { done: early };
+  const answer: Answer = (body, status = 200, headers = {}) => {
+    const response = new Response(JSON.stringify(body), {
+      status,
+      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+    });
+    return withCors(request, response, origins, methods);
+  };
+  if (request.method !== "POST")
+    return { done: answer({ error: "Method not allowed: use POST." }, 405, { allow: methods }) };
+  const foreign = crossSiteRefusal(request, origins);
+  if (foreign) return { done: answer({ error: foreign.error }, foreign.status) };
+  return { answer };
+}

@@ -12,8 +12,8 @@
  * neither. CORS for
  * the site's origins. Runs under Node (local stack, tests) and Deno (Supabase Edge, ./index.ts).
  */
-import { crossSiteRefusal, parseOrigins, preflight, withCors } from "../_shared/cors.ts";
-import { type Env, type FunctionVariable, json, required } from "../_shared/env.ts";
+import { jsonPost } from "../_shared/cors.ts";
+import { type Env, type FunctionVariable, required } from "../_shared/env.ts";
 import { stripeClient } from "../_shared/stripe.ts";
 import { adminClient } from "../_shared/supabase-admin.ts";
 
@@ -27,20 +27,13 @@ export const ENV = [
   "SUPABASE_SERVICE_ROLE_KEY",
 ] as const satisfies readonly FunctionVariable[];
 
-const METHODS = "POST, OPTIONS";
-
 /** Where the portal's "return" link leads: the purchase history the button is on. */
 export const RETURN_PATH = "/portal/settings/purchase-history";
 
 export default async function handler(request: Request, env: Env): Promise<Response> {
-  const origins = parseOrigins(env.ALLOWED_ORIGINS);
-  const early = preflight(request, origins, METHODS);
-  if (early) return early;
-  const answer = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-    withCors(request, json(body, status, { "cache-control": "no-store", ...headers }), origins, METHODS);
-  if (request.method !== "POST") return answer({ error: "Method not allowed: use POST." }, 405, { allow: METHODS });
-  const foreign = crossSiteRefusal(request, origins);
-  if (foreign) return answer({ error: foreign.error }, foreign.status);
+  const start = jsonPost(request, env.ALLOWED_ORIGINS);
+  if (start.done) return start.done;
+  const { answer } = start;
 
   const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
   try {

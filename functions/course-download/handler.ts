@@ -16,8 +16,8 @@
  */
 import { createClient } from "@supabase/supabase-js";
 import { readJson } from "../_shared/body.ts";
-import { crossSiteRefusal, parseOrigins, preflight, withCors } from "../_shared/cors.ts";
-import { type Env, type FunctionVariable, json, required } from "../_shared/env.ts";
+import { jsonPost } from "../_shared/cors.ts";
+import { type Env, type FunctionVariable, required } from "../_shared/env.ts";
 import { clientAddress, type Limit, overLimit, tooMany } from "../_shared/rate-limit.ts";
 import { adminClient } from "../_shared/supabase-admin.ts";
 
@@ -42,18 +42,12 @@ export const LIMITS = { address: { hits: 120, window: "1 hour" } } as const sati
 /** A file's path in the bucket, as the publisher writes it: `<program>/<file>`. */
 const PATH = /^[a-z0-9][a-z0-9-]*\/[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
 
-const METHODS = "POST, OPTIONS";
 const NOT_AVAILABLE = "The file is not available.";
 
 export default async function handler(request: Request, env: Env): Promise<Response> {
-  const origins = parseOrigins(env.ALLOWED_ORIGINS);
-  const early = preflight(request, origins, METHODS);
-  if (early) return early;
-  const answer = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-    withCors(request, json(body, status, { "cache-control": "no-store", ...headers }), origins, METHODS);
-  if (request.method !== "POST") return answer({ error: "Method not allowed: use POST." }, 405, { allow: METHODS });
-  const foreign = crossSiteRefusal(request, origins);
-  if (foreign) return answer({ error: foreign.error }, foreign.status);
+  const start = jsonPost(request, env.ALLOWED_ORIGINS);
+  if (start.done) return start.done;
+  const { answer } = start;
 
   const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
   const read = await readJson(request, 2048);

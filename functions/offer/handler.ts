@@ -27,8 +27,8 @@ import { formatCents } from "../../packages/shared/money.ts";
 import type { OfferPayment, PaymentOption } from "../../packages/shared/offer-options.ts";
 import { readJson } from "../_shared/body.ts";
 import { BUSINESS_EMAIL, CATALOGUE, COACHED_OFFERS, TIME_ZONE } from "../_shared/catalogue.ts";
-import { crossSiteRefusal, parseOrigins, preflight, withCors } from "../_shared/cors.ts";
-import { ConfigError, type Env, type FunctionVariable, json, required } from "../_shared/env.ts";
+import { jsonPost } from "../_shared/cors.ts";
+import { ConfigError, type Env, type FunctionVariable, required } from "../_shared/env.ts";
 import { firstPayment, OFFER_TOKEN, offerStripeKeys, offerTokenHash, optionOf } from "../_shared/offers.ts";
 import { clientAddress, type Limit, overLimit, tooMany } from "../_shared/rate-limit.ts";
 import { customerForTesting, type Stripe, stripeClient } from "../_shared/stripe.ts";
@@ -55,8 +55,6 @@ export const LIMITS = {
   address: { hits: 60, window: "1 hour" },
   offer: { hits: 10, window: "1 hour" },
 } as const satisfies Record<string, Limit>;
-
-const METHODS = "POST, OPTIONS";
 
 /** An offer's row, as the function reads it (never its token's hash). */
 interface OfferRow {
@@ -172,14 +170,9 @@ async function lineItem(
 }
 
 export default async function handler(request: Request, env: Env): Promise<Response> {
-  const origins = parseOrigins(env.ALLOWED_ORIGINS);
-  const early = preflight(request, origins, METHODS);
-  if (early) return early;
-  const answer = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-    withCors(request, json(body, status, { "cache-control": "no-store", ...headers }), origins, METHODS);
-  if (request.method !== "POST") return answer({ error: "Method not allowed: use POST." }, 405, { allow: METHODS });
-  const foreign = crossSiteRefusal(request, origins);
-  if (foreign) return answer({ error: foreign.error }, foreign.status);
+  const start = jsonPost(request, env.ALLOWED_ORIGINS);
+  if (start.done) return start.done;
+  const { answer } = start;
 
   const read = await readJson(request, 2048);
   if (!read.ok) return answer({ error: read.error }, read.status);

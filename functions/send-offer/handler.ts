@@ -21,9 +21,9 @@ import { createClient } from "@supabase/supabase-js";
 import { dayIn } from "../../packages/shared/cohort.ts";
 import { readJson } from "../_shared/body.ts";
 import { BUSINESS_EMAIL, CATALOGUE, COACHED_OFFERS, TIME_ZONE } from "../_shared/catalogue.ts";
-import { crossSiteRefusal, parseOrigins, preflight, withCors } from "../_shared/cors.ts";
+import { jsonPost } from "../_shared/cors.ts";
 import { offerEmail } from "../_shared/emails.ts";
-import { type Env, type FunctionVariable, json, required } from "../_shared/env.ts";
+import { type Env, type FunctionVariable, required } from "../_shared/env.ts";
 import { sendEmail } from "../_shared/mail.ts";
 import { newOfferToken, OfferError, type OfferRequest, offerTokenHash, prepareOffer } from "../_shared/offers.ts";
 import { adminClient } from "../_shared/supabase-admin.ts";
@@ -40,7 +40,6 @@ export const ENV = [
   "MAIL_FROM",
 ] as const satisfies readonly FunctionVariable[];
 
-const METHODS = "POST, OPTIONS";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The optional whole numbers and texts of a request, as JSON carries them; anything else is refused by name. */
@@ -74,14 +73,9 @@ function requestOf(body: Record<string, unknown>): OfferRequest | OfferError {
 }
 
 export default async function handler(request: Request, env: Env): Promise<Response> {
-  const origins = parseOrigins(env.ALLOWED_ORIGINS);
-  const early = preflight(request, origins, METHODS);
-  if (early) return early;
-  const answer = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-    withCors(request, json(body, status, { "cache-control": "no-store", ...headers }), origins, METHODS);
-  if (request.method !== "POST") return answer({ error: "Method not allowed: use POST." }, 405, { allow: METHODS });
-  const foreign = crossSiteRefusal(request, origins);
-  if (foreign) return answer({ error: foreign.error }, foreign.status);
+  const start = jsonPost(request, env.ALLOWED_ORIGINS);
+  if (start.done) return start.done;
+  const { answer } = start;
 
   const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
   const read = await readJson(request, 8192);

@@ -50,6 +50,7 @@ import {
   inputClass,
   Pager,
   pageOf,
+  Pill,
   SelectField,
   Table,
   useDeskMark,
@@ -367,19 +368,10 @@ function Leads({
   );
 }
 
+const LEAD_TONES = { new: "sky", contacted: "violet", booked: "amber", won: "green", lost: "slate" } as const;
+
 function StatusBadge({ status }: { status: LeadStatus }) {
-  const tone = {
-    new: "bg-sky-500/15 text-sky-200",
-    contacted: "bg-violet-500/15 text-violet-200",
-    booked: "bg-amber-400/15 text-amber-200",
-    won: "bg-green-500/15 text-green-200",
-    lost: "bg-slate-500/20 text-slate-300",
-  }[status];
-  return (
-    <span className={`inline-flex rounded-full px-2.5 py-0.5 text-xs font-semibold ${tone}`}>
-      {LEAD_STATUS_LABELS[status]}
-    </span>
-  );
+  return <Pill tone={LEAD_TONES[status]}>{LEAD_STATUS_LABELS[status]}</Pill>;
 }
 
 function LeadDetail({

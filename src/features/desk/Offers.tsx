@@ -23,6 +23,7 @@ import {
   inputClass,
   Pager,
   pageOf,
+  Pill,
   SelectField,
   Table,
   useDeskMark,
@@ -32,19 +33,10 @@ import {
 
 const OFFER_STATUS_OPTIONS = OFFER_STATUSES.map((s) => [s, OFFER_STATUS_LABELS[s]] as const);
 
+const OFFER_TONES = { sent: "sky", opened: "violet", paid: "green", expired: "amber", withdrawn: "slate" } as const;
+
 function OfferStatusBadge({ status }: { status: OfferStatus }) {
-  const tone = {
-    sent: "bg-sky-500/15 text-sky-200",
-    opened: "bg-violet-500/15 text-violet-200",
-    paid: "bg-green-500/15 text-green-200",
-    expired: "bg-amber-400/15 text-amber-200",
-    withdrawn: "bg-slate-500/20 text-slate-300",
-  }[status];
-  return (
-    <span className={`inline-flex rounded-full px-2.5 py-0.5 text-xs font-semibold ${tone}`}>
-      {OFFER_STATUS_LABELS[status]}
-    </span>
-  );
+  return <Pill tone={OFFER_TONES[status]}>{OFFER_STATUS_LABELS[status]}</Pill>;
 }
 
 /** An offer's price, and the program's beside it when the offer was sent at another, with the reason. */

@@ -321,3 +321,21 @@ export function useDeskMark(ready: boolean) {
 }
 
 export const pageOf = (query: URLSearchParams) => Math.max(1, Number(query.get("page")) || 1);
+
+/** The colours of the desk's status pills. */
+const PILL_TONES = {
+  sky: "bg-sky-500/15 text-sky-200",
+  violet: "bg-violet-500/15 text-violet-200",
+  amber: "bg-amber-400/15 text-amber-200",
+  green: "bg-green-500/15 text-green-200",
+  slate: "bg-slate-500/20 text-slate-300",
+} as const;
+
+/** A status as a small coloured pill: a lead's, an offer's. */
+export function Pill({ tone, children }: { tone: keyof typeof PILL_TONES; children: ReactNode }) {
+  return (
+    <span className={`inline-flex rounded-full px-2.5 py-0.5 text-xs font-semibold ${PILL_TONES[tone]}`}>
+      {children}
+    </span>
+  );
+}
