@@ -136,11 +136,17 @@ export function coachedOffers(contentDir: string, products: readonly Product[]):
         const membership = isRecord(payment.membership) ? payment.membership : null;
         const terms = isRecord(payment.terms) ? payment.terms.text : undefined;
         if (typeof terms !== "string") throw new Error(`${where}: \`payment.terms.text\` must be text`);
+        // Plans, the membership's start or the terms the business has not set yet (`sample: true`).
+        const sample =
+          (Array.isArray(payment.plans) ? payment.plans : []).some((plan) => isRecord(plan) && plan.sample === true) ||
+          membership?.sample === true ||
+          (isRecord(payment.terms) && payment.terms.sample === true);
         paid = {
           inFull: payment.inFull !== false,
           plans,
           membership: membership ? { startsAfterMonths: Number(membership.startsAfterMonths) } : null,
           terms: terms.replace(/\s+/g, " ").trim(),
+          sample,
         };
       }
       return {

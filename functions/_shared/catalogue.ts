@@ -103,6 +103,7 @@ export const COACHED_OFFERS: readonly CatalogueOffer[] = [
       },
       terms:
         "Your seat in the cohort is held once the first payment is made, and access opens with it. On a plan, each later payment is taken on the same day of the month; if one cannot be taken, you are e-mailed a link to pay or change your card, and access pauses 14 days after the payment was due until it is paid. The monthly membership can be cancelled at any time from your portal.",
+      sample: true,
     },
   },
   {
@@ -130,6 +131,7 @@ export const COACHED_OFFERS: readonly CatalogueOffer[] = [
       membership: null,
       terms:
         "Access opens with the first payment. On a plan, each later payment is taken on the same day of the month; if one cannot be taken, you are e-mailed a link to pay or change your card, and access pauses 14 days after the payment was due until it is paid.",
+      sample: true,
     },
   },
 ];

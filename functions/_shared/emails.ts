@@ -566,6 +566,13 @@ export function offerEmail(to: string, offer: OfferFacts, business: string): Ema
       note: `This link is yours alone and works until ${expires}. After that, reply to this e-mail and we will send a new one.`,
     },
     { note: offer.payment.terms },
+    ...(offer.payment.sample
+      ? [
+          {
+            note: "Sample: these payment plans, the membership's start and the terms are sample content, shown until the business sets its own.",
+          },
+        ]
+      : []),
   ]);
   return { ...mail, to, replyTo: business };
 }

@@ -108,6 +108,12 @@ export const FUNCTION_ENV = {
    * developer or a test can move them months ahead (the local stack sets it; Stripe has test clocks
    * in test mode only, and the offer function ignores it with a live key). Unset in production.
    */
+  /**
+   * "1": offers whose plans, membership start or terms content still marks sample may be sent
+   * (functions/_shared/offers.ts `prepareOffer`), as a staging build publishes sample content,
+   * labelled (the local stack sets it). Unset in production.
+   */
+  ALLOW_SAMPLE_CONTENT: { optional: true, check: (value) => (value === "1" ? null : 'must be "1" or unset') },
   STRIPE_TEST_CLOCKS: { optional: true, check: (value) => (value === "1" ? null : 'must be "1" or unset') },
   /** The site's origins that may call the checkout from a browser. */
   ALLOWED_ORIGINS: { check: origins },

@@ -61,12 +61,24 @@ export function prepareOffer(
   catalogue: { offers: readonly CatalogueOffer[]; products: readonly CatalogueProduct[] },
   today: string,
   now: Date,
+  /**
+   * Whether an offer whose plans, membership start or terms content still marks sample may be
+   * sent: on the local stack and staging (ALLOW_SAMPLE_CONTENT=1), as their builds publish sample
+   * content, labelled; never in production, as its build publishes none.
+   */
+  allowSamples = false,
 ): PreparedOffer {
   const offer = catalogue.offers.find((o) => o.id === request.offer);
   if (!offer) throw new OfferError(`There is no coached offer "${request.offer}".`, "offer");
   const product = catalogue.products.find((p) => p.key === offer.productKey);
   if (!product) throw new OfferError(`The offer's program ${offer.productKey} is not sold.`, "offer");
   if (!offer.payment) throw new OfferError(`${offer.name}'s offer has no way to pay in content yet.`, "offer");
+  if (offer.payment.sample && !allowSamples) {
+    throw new OfferError(
+      `${offer.name}'s payment plans, membership start or terms in content/offers.yaml are still sample content: set the business's own and remove their \`sample: true\` first.`,
+      "offer",
+    );
+  }
 
   let cohortStart: string | null = null;
   if (product.cohortStarts.length > 0) {

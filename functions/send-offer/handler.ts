@@ -38,6 +38,7 @@ export const ENV = [
   "RESEND_API_KEY",
   "RESEND_API_URL",
   "MAIL_FROM",
+  "ALLOW_SAMPLE_CONTENT",
 ] as const satisfies readonly FunctionVariable[];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -118,7 +119,13 @@ export default async function handler(request: Request, env: Env): Promise<Respo
     const now = new Date();
     let prepared;
     try {
-      prepared = prepareOffer(asked, { offers: COACHED_OFFERS, products: CATALOGUE }, dayIn(TIME_ZONE, now), now);
+      prepared = prepareOffer(
+        asked,
+        { offers: COACHED_OFFERS, products: CATALOGUE },
+        dayIn(TIME_ZONE, now),
+        now,
+        env.ALLOW_SAMPLE_CONTENT === "1",
+      );
     } catch (error) {
       if (error instanceof OfferError) return answer({ error: error.message, field: error.field }, 400);
       throw error;

@@ -23,6 +23,8 @@ export interface OfferPayment {
   /** The monthly membership and its first charge's day; null without one. */
   membership: { monthlyCents: number; startsOn: string } | null;
   terms: string;
+  /** Sent while content still marked its plans, membership start or terms sample: the page and e-mail say so. */
+  sample?: true;
 }
 
 /** What content says an offer costs and how it can be paid (functions/_shared/catalogue.ts `CatalogueOffer`). */
@@ -34,6 +36,8 @@ export interface OfferContent {
     plans: readonly { name: string; instalmentsCents: readonly number[]; feeCents: number }[];
     membership: { startsAfterMonths: number } | null;
     terms: string;
+    /** Whether content marks any of it sample (`sample: true`): not the business's own yet. */
+    sample: boolean;
   } | null;
 }
 
@@ -74,5 +78,5 @@ export function offerPayment(offer: OfferContent, priceCents: number, cohortStar
           startsOn: membershipStart(cohortStart, payment.membership.startsAfterMonths),
         }
       : null;
-  return { options, membership, terms: payment.terms };
+  return { options, membership, terms: payment.terms, ...(payment.sample ? { sample: true as const } : {}) };
 }

@@ -183,6 +183,8 @@ test("the demo admin sends a lead from /get-started-ai the AI offer: the applica
   await expect(plan.getByRole("button", { name: "Start the plan: $6,000 today" })).toBeVisible();
   await expect(applicant.getByRole("region", { name: "In one payment" }).getByRole("button")).toHaveText("Pay $35,000");
   await expect(applicant.getByText(/the monthly membership: \$450 a month from/)).toBeVisible();
+  // Content's plans and terms are still sample: the page says so.
+  await expect(applicant.getByRole("heading", { name: "Choose how to pay Sample content" })).toBeVisible();
   expect(await axeViolations(applicant)).toEqual([]);
   expect(await applicant.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
 

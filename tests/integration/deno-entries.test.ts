@@ -150,6 +150,8 @@ describe("the functions' Edge entries under Deno", () => {
       RESEND_API_KEY: stack.resend.apiKey,
       RESEND_API_URL: stack.resend.apiUrl,
       MAIL_FROM: "Advisor Accelerator <team@advisor-accelerator.local>",
+      // As the local stack: content's sample offers may be sent (functions/_shared/offers.ts).
+      ALLOW_SAMPLE_CONTENT: "1",
     };
   }, 60_000);
   afterAll(async () => {

@@ -170,6 +170,13 @@ describe("the offer e-mail (docs/coached-offers.md)", () => {
     expect(mail.text).toContain(ai.payment!.terms);
   });
 
+  it("says so while content's plans and terms are sample, and not once they are the business's own", () => {
+    const sample = "Sample: these payment plans, the membership's start and the terms are sample content";
+    expect(offerEmail("avery@example.com", offer, "hello@advisoraccelerator.com").text).toContain(sample);
+    const own = { ...offer, payment: { ...offer.payment, sample: undefined } };
+    expect(offerEmail("avery@example.com", own, "hello@advisoraccelerator.com").text).not.toContain("Sample:");
+  });
+
   it("at another price, states the plan's new instalments; a self-paced offer names no cohort and no membership", () => {
     const mindset = COACHED_OFFERS.find((o) => o.id === "growth-mindset")!;
     const mail = offerEmail(

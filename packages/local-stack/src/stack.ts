@@ -216,6 +216,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ? {}
       : { RESEND_API_KEY: resend.handle.apiKey, RESEND_API_URL: resend.handle.apiUrl }),
     ...(process.env.MAIL_FROM?.trim() ? {} : { MAIL_FROM: localMailFrom(root) }),
+    // Sample offers may be sent, as the local site shows sample content, labelled.
+    ALLOW_SAMPLE_CONTENT: "1",
     ...options.secrets,
   });
 

@@ -11,6 +11,7 @@ import { formatDay } from "@advisor-accelerator/shared/cohort.ts";
 import { readableDay } from "@advisor-accelerator/shared/payment-schedule.ts";
 import type { PaymentOption } from "@advisor-accelerator/shared/offer-options.ts";
 import { LoadingNote, Panel, pillButtonClass, Skeleton } from "~/components/ui/panel";
+import { SampleBadge } from "~/components/ui/sample";
 import {
   type Answer,
   askOffer,
@@ -133,8 +134,14 @@ function Offer({ offer, functionsUrl, timeZone }: { offer: OfferView } & Props) 
 
       <section className="mt-8" aria-labelledby="pay-heading">
         <h2 id="pay-heading" className="text-xl font-bold text-white">
-          Choose how to pay
+          Choose how to pay {offer.payment.sample && <SampleBadge />}
         </h2>
+        {offer.payment.sample && (
+          <p className="mt-2 text-sm text-amber-200">
+            These payment plans, the membership&apos;s start and the terms are sample content, shown until the business
+            sets its own.
+          </p>
+        )}
         <div className="mt-4 grid gap-4 md:grid-cols-2">
           {offer.payment.options.map((option) => (
             <OptionCard
