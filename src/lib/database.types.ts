@@ -226,6 +226,7 @@ export type Database = {
           currency: string;
           ended_at: string | null;
           name: string;
+          offer_id: string | null;
           paid_invoices: string[];
           past_due_since: string | null;
           payments: Json;

@@ -87,6 +87,11 @@ test("an applicant pays the AI offer by six monthly payments: the course opens, 
       { timeout: 15_000 },
     )
     .toMatch(/2 of 6 paid/);
+  // The desk's Offers view shows the same beside the offer's state.
+  await page.goto("/desk?view=offers");
+  await expect(page.getByRole("row").filter({ hasText: lead.email })).toContainText(
+    /Paid\s*2 of 6 paid, next \$6,000 on/,
+  );
 
   // A card that will decline, saved through Manage payment method; a month on, the third payment
   // fails and the buyer is e-mailed its page; a month after that (past the 14 days), the course

@@ -658,6 +658,15 @@ describe.each(BACKENDS)("coached offers on $name", (backend) => {
         past_due_since: null,
       });
       expect(plan.data!.payments).toHaveLength(6);
+      // The desk's admins read the plan by its offer; a coach reads nothing of it.
+      const byAdmin = await users
+        .boss!.client.from("payment_plans")
+        .select("offer_id, paid_invoices")
+        .eq("offer_id", id);
+      expect(byAdmin.data).toEqual([{ offer_id: id, paid_invoices: [paid.invoice] }]);
+      const byCoach = await users.coach!.client.from("payment_plans").select("offer_id").eq("offer_id", id);
+      leaks.count((byCoach.data ?? []).length > 0);
+      expect(byCoach.data ?? []).toEqual([]);
       const subscription = await stripe().subscriptions.retrieve(paid.subscription as string);
       expect(subscription.schedule).not.toBeNull();
       const schedule = await stripe().subscriptionSchedules.retrieve(subscription.schedule as string);

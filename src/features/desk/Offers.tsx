@@ -1,13 +1,24 @@
 /**
  * The desk's coached offers (docs/coached-offers.md), loaded when first shown so that the desk's
  * first screen does not wait for them: a lead's offers and the form that sends one, and the
- * Offers view with each offer's state; an admin withdraws an offer not yet paid.
+ * Offers view with each offer's state (a paid plan's progress beside it); an admin withdraws an
+ * offer not yet paid.
  */
 import { useId, useState } from "react";
 import { pillButtonClass, Skeleton } from "~/components/ui/panel";
 import { formatCents } from "@advisor-accelerator/shared/money.ts";
 import { dayIn, formatDay, openCohorts } from "@advisor-accelerator/shared/cohort.ts";
-import { fetchOffers, type LeadListRow, OfferNotSent, type OfferRow, sendOffer, withdrawOffer } from "./data";
+import {
+  fetchOfferPlans,
+  fetchOffers,
+  type LeadListRow,
+  OfferNotSent,
+  type OfferPlan,
+  type OfferRow,
+  sendOffer,
+  withdrawOffer,
+} from "./data";
+import { planProgress, progressLine, readableDay } from "@advisor-accelerator/shared/payment-schedule.ts";
 import {
   dollarsToCents,
   isOfferStatus,
@@ -37,6 +48,25 @@ const OFFER_TONES = { sent: "sky", opened: "violet", paid: "green", expired: "am
 
 function OfferStatusBadge({ status }: { status: OfferStatus }) {
   return <Pill tone={OFFER_TONES[status]}>{OFFER_STATUS_LABELS[status]}</Pill>;
+}
+
+/** A paid offer's plan: "2 of 6 paid, next $6,000 on March 1", and since when a payment is past due. */
+function PlanProgress({ plan, timeZone }: { plan: OfferPlan; timeZone: string }) {
+  const thisYear = new Date().getUTCFullYear();
+  const line = progressLine(
+    planProgress(plan.payments, Math.min(plan.paid_invoices.length, plan.payments.length)),
+    thisYear,
+  );
+  return (
+    <p className="mt-1 text-xs text-slate-300">
+      {line}
+      {plan.past_due_since && (
+        <span className="block text-amber-200">
+          Past due since {readableDay(dayIn(timeZone, new Date(plan.past_due_since)), thisYear)}
+        </span>
+      )}
+    </p>
+  );
 }
 
 /** An offer's price, and the program's beside it when the offer was sent at another, with the reason. */
@@ -384,6 +414,10 @@ export function Offers({ query, setQuery, timeZone, programs }: ViewProps & { pr
   const [state, reload] = useRemote(`offers|${page}|${status}`, () => fetchOffers({ page, status }));
   useDeskMark(state.status === "ready");
   const programName = (key: string) => programs.find((p) => p.key === key)?.name ?? key;
+  // The paid offers' plans, for their progress beside the state.
+  const paidIds = state.status === "ready" ? state.data.rows.filter((o) => o.status === "paid").map((o) => o.id) : [];
+  const [plans] = useRemote(`offer-plans|${paidIds.join(",")}`, () => fetchOfferPlans(paidIds));
+  const planOf = (id: string) => (plans.status === "ready" ? plans.data.find((p) => p.offer_id === id) : undefined);
   return (
     <section aria-labelledby="offers-heading">
       <h2 id="offers-heading" className="text-xl font-bold text-white">
@@ -435,7 +469,18 @@ export function Offers({ query, setQuery, timeZone, programs }: ViewProps & { pr
             },
             { label: "Price", cell: (o) => <OfferPrice offer={o} /> },
             { label: "Link until", cell: (o) => dateTime(o.expires_at, timeZone), className: "whitespace-nowrap" },
-            { label: "Status", cell: (o) => <OfferStatusBadge status={o.status} /> },
+            {
+              label: "Status",
+              cell: (o) => {
+                const plan = planOf(o.id);
+                return (
+                  <>
+                    <OfferStatusBadge status={o.status} />
+                    {plan && <PlanProgress plan={plan} timeZone={timeZone} />}
+                  </>
+                );
+              },
+            },
             { label: "Actions", cell: (o) => <WithdrawOffer offer={o} onDone={reload} inTable /> },
           ]}
         />

@@ -233,6 +233,26 @@ export async function fetchOffers(q: OfferQuery): Promise<Page<OfferRow>> {
   return { rows: (data ?? []) as OfferRow[], total: count ?? 0 };
 }
 
+/** A paid offer's plan, as the desk shows its progress (`payment_plans`, admins only). */
+export interface OfferPlan {
+  offer_id: string;
+  name: string;
+  payments: { day: string; amountCents: number }[];
+  paid_invoices: string[];
+  past_due_since: string | null;
+}
+
+/** The plans of `offerIds` (those paid by instalments), one per offer. */
+export async function fetchOfferPlans(offerIds: readonly string[]): Promise<OfferPlan[]> {
+  if (offerIds.length === 0) return [];
+  const { data, error } = await supabase
+    .from("payment_plans")
+    .select("offer_id, name, payments, paid_invoices, past_due_since")
+    .in("offer_id", [...offerIds]);
+  if (error) throw error;
+  return (data ?? []) as unknown as OfferPlan[];
+}
+
 /** What an admin sends (functions/send-offer/handler.ts reads the same fields). */
 export interface OfferRequest {
   lead: string;
