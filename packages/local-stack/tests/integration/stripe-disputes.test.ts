@@ -10,60 +10,18 @@
  * pinned to the version the project uses. The stand-in keeps its state in files, so one backend
  * (PGlite) suffices.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestStack, type TestStack, linkProduct } from "../../src/harness.ts";
+import { startTestStack, type TestStack } from "../../src/harness.ts";
 import { accountIdOf } from "../../src/stripe/receipts.ts";
 import { payOnPage, TEST_CARD as CARD } from "../../../../tests/support/stripe-events.ts";
 import { declared, undeclared } from "../support/stripe-declared.ts";
+import { stripeClient, stripeFixture } from "../support/stripe-fixture.ts";
 
-const root = join(import.meta.dirname, "../../../..");
-const project = mkdtempSync(join(tmpdir(), "stripe-disputes-"));
-const functionsDir = join(project, "functions");
-const receivedFile = join(project, "received.jsonl");
-const shared = pathToFileURL(join(root, "functions/_shared/stripe.ts")).href;
-
-linkProduct(functionsDir);
-mkdirSync(join(functionsDir, "stripe-webhook"), { recursive: true });
 // The webhook as the product's is: the raw body verified with constructEventAsync, then kept.
-writeFileSync(
-  join(functionsDir, "stripe-webhook", "handler.ts"),
-  `import { appendFileSync } from "node:fs";
-import { Stripe } from ${JSON.stringify(shared)};
-export default async function handler(request: Request, env: Record<string, string | undefined>) {
-  const raw = await request.text();
-  let event;
-  try {
-    event = await Stripe.webhooks.constructEventAsync(raw, request.headers.get("stripe-signature") ?? "", env.STRIPE_WEBHOOK_SECRET ?? "", undefined, Stripe.createSubtleCryptoProvider());
-  } catch (error) {
-    return new Response(String(error), { status: 400 });
-  }
-  appendFileSync(${JSON.stringify(receivedFile)}, JSON.stringify({ id: event.id, type: event.type, object: event.data.object, previous: event.data.previous_attributes }) + "\\n");
-  return new Response("{}", { status: 200 });
-}
-`,
-);
-
-interface Received {
-  id: string;
-  type: string;
-  object: Record<string, unknown>;
-  previous?: Record<string, unknown>;
-}
-const received = (): Received[] => {
-  try {
-    return readFileSync(receivedFile, "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Received);
-  } catch {
-    return [];
-  }
-};
+const fixture = stripeFixture("stripe-disputes-");
+const { functionsDir } = fixture;
+const received = fixture.received;
 
 /** The events about a payment's dispute and fraud warnings, by type, in no particular order (webhooks: no ordering guarantee). */
 const disputeEvents = (intent: string) =>
@@ -87,18 +45,13 @@ describe("Stripe stand-in disputes", () => {
         stripe: { catalogue: false, retryDelaysMs: [300], timeoutMs: 2_000, disputeDecisionDelayMs: 300 },
       },
     );
-    stripe = new Stripe(stack.stripe.secretKey, {
-      host: "localhost",
-      port: stack.port,
-      protocol: "http",
-      httpClient: Stripe.createFetchHttpClient(),
-    });
+    stripe = stripeClient(stack);
     const product = await stripe.products.create({ name: "Growth Mindset Mastery" });
     price = await stripe.prices.create({ product: product.id, unit_amount: 30_000, currency: "usd" });
   }, 60_000);
   afterAll(async () => {
     await stack?.stop();
-    rmSync(project, { recursive: true, force: true });
+    fixture.cleanup();
   });
 
   /** Pays a new session on the hosted page with the test card, and answers its PaymentIntent and charge. */
@@ -393,13 +346,7 @@ describe("Stripe stand-in disputes", () => {
   it("reaches disputes with a restricted key's Disputes permission only: Read lists and retrieves, Write updates; DEPLOY.md's functions key has none (Security, Permissions)", async () => {
     const { intent } = await payWith("4000000000000259");
     const dispute = await disputeOf(intent.id);
-    const keyed = (key: string) =>
-      new Stripe(key, {
-        host: "localhost",
-        port: stack.port,
-        protocol: "http",
-        httpClient: Stripe.createFetchHttpClient(),
-      });
+    const keyed = (key: string) => stripeClient(stack, key);
     const readKey = stack.stripe.restrictedKey({ Disputes: "read" });
     const reader = keyed(readKey);
     expect((await reader.disputes.retrieve(dispute.id)).id).toBe(dispute.id);
