@@ -38,6 +38,10 @@ export function stripeClient(env: Env): Stripe {
   return client;
 }
 
+/** The id of a field Stripe sends as an id or, expanded, as the object: `customer`, `payment_intent`… */
+export const idOf = (value: string | { id: string } | null | undefined): string | null =>
+  typeof value === "string" ? value : (value?.id ?? null);
+
 /** Web Crypto HMAC for `webhooks.constructEventAsync`: works on Deno, Node and every edge runtime. */
 export const cryptoProvider = Stripe.createSubtleCryptoProvider();
 

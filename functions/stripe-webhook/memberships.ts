@@ -13,14 +13,11 @@
  */
 import type { OfferPayment } from "../../packages/shared/offer-options.ts";
 import { offerStripeKeys } from "../_shared/offers.ts";
-import type { Stripe } from "../_shared/stripe.ts";
+import { idOf, type Stripe } from "../_shared/stripe.ts";
 import { type Deps, RetryableError } from "./process.ts";
 
 /** What a membership's schedule and subscription carry, so that the webhook knows them again. */
 export const MEMBERSHIP = "membership";
-
-const idOf = (value: string | { id: string } | null | undefined): string | null =>
-  typeof value === "string" ? value : (value?.id ?? null);
 
 /** A day's noon in UTC (Unix seconds): the same calendar day across the Americas and Europe. */
 const noonOf = (day: string) => Math.floor(Date.parse(`${day}T12:00:00Z`) / 1000);

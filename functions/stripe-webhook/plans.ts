@@ -28,7 +28,7 @@ import { CATALOGUE, TIME_ZONE } from "../_shared/catalogue.ts";
 import { planPaymentFailedEmail } from "../_shared/emails.ts";
 import { sendEmail } from "../_shared/mail.ts";
 import { offerStripeKeys, optionOf } from "../_shared/offers.ts";
-import type { Stripe } from "../_shared/stripe.ts";
+import { idOf, type Stripe } from "../_shared/stripe.ts";
 import { recordMembershipEvent } from "./memberships.ts";
 import { type Deps, holdForReview, type Outcome, RetryableError } from "./process.ts";
 
@@ -42,9 +42,6 @@ export const PLAN_EVENTS = [
 
 /** Days a payment may be past due before access pauses (supabase/migrations/*_payment_plans.sql `plan_grace`). */
 export const GRACE_DAYS = 14;
-
-const idOf = (value: string | { id: string } | null | undefined): string | null =>
-  typeof value === "string" ? value : (value?.id ?? null);
 
 const at = (seconds: number) => new Date(seconds * 1000).toISOString();
 

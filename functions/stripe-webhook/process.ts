@@ -21,7 +21,7 @@ import { sessionCohort } from "../_shared/session-cohort.ts";
 import type { OfferPayment } from "../../packages/shared/offer-options.ts";
 import { ATTRIBUTION_KEYS } from "../../packages/shared/checkout-request.ts";
 import type { Env } from "../_shared/env.ts";
-import type { Stripe } from "../_shared/stripe.ts";
+import { idOf, type Stripe } from "../_shared/stripe.ts";
 import { deliverOrderEmails } from "./emails.ts";
 import { startMembership } from "./memberships.ts";
 import { PLAN_EVENTS, recordPlanCheckout, recordPlanEvent } from "./plans.ts";
@@ -286,7 +286,7 @@ export async function holdForReview(
   /** What the payment should have been, when not the program's price (a coached offer's). */
   expected: number | null = product.priceCents,
 ): Promise<Outcome> {
-  const customerId = typeof session.customer === "string" ? session.customer : (session.customer?.id ?? null);
+  const customerId = idOf(session.customer);
   const { error } = await deps.admin.from("stripe_payment_reviews").upsert(
     {
       event_id: event.id,
@@ -399,7 +399,7 @@ async function recordSession(
 ): Promise<Outcome> {
   const log = deps.log ?? ((m: string) => console.warn(m));
   const product = CATALOGUE.find((p) => p.key === session.metadata?.product_key);
-  const customerId = typeof session.customer === "string" ? session.customer : (session.customer?.id ?? null);
+  const customerId = idOf(session.customer);
   const email = session.customer_details?.email ?? session.customer_email ?? null;
   const offerId = session.metadata?.offer_id;
   // A program's checkout is a payment; a coached offer's plan is a subscription.
@@ -434,8 +434,7 @@ async function recordSession(
     const value = session.metadata?.[key];
     if (value) attribution[key] = value;
   }
-  const paymentIntent =
-    typeof session.payment_intent === "string" ? session.payment_intent : (session.payment_intent?.id ?? null);
+  const paymentIntent = idOf(session.payment_intent);
   const receiptUrl =
     charge?.receipt_url ??
     (status === "completed" && paymentIntent ? await receiptOf(deps.stripe, paymentIntent, log) : null);
@@ -508,8 +507,7 @@ async function sendEmails(sessionId: string, deps: Deps, log: (m: string) => voi
  * The event carries the whole dispute, so nothing is asked of Stripe.
  */
 async function recordDispute(event: Stripe.Event, dispute: Stripe.Dispute, deps: Deps): Promise<Outcome> {
-  const id = (value: string | { id: string } | null) => (typeof value === "string" ? value : (value?.id ?? null));
-  const paymentIntent = id(dispute.payment_intent);
+  const paymentIntent = idOf(dispute.payment_intent);
   if (!paymentIntent) return "ignored";
   const due = dispute.evidence_details?.due_by;
   const { data, error } = await deps.admin.rpc("record_dispute_event", {
@@ -518,7 +516,7 @@ async function recordDispute(event: Stripe.Event, dispute: Stripe.Dispute, deps:
     p_event_created: new Date(event.created * 1000).toISOString(),
     p_dispute_id: dispute.id,
     p_payment_intent_id: paymentIntent,
-    p_charge_id: id(dispute.charge),
+    p_charge_id: idOf(dispute.charge),
     p_status: dispute.status,
     p_reason: dispute.reason ?? null,
     p_amount: dispute.amount ?? null,
