@@ -15,7 +15,7 @@
 import { jsonPost } from "../_shared/cors.ts";
 import { type Env, type FunctionVariable, required } from "../_shared/env.ts";
 import { stripeClient } from "../_shared/stripe.ts";
-import { adminClient } from "../_shared/supabase-admin.ts";
+import { adminClient, bearerToken } from "../_shared/supabase-admin.ts";
 
 /** What the function reads from its environment (functions/_shared/env.ts checks them at start). */
 export const ENV = [
@@ -35,7 +35,7 @@ export default async function handler(request: Request, env: Env): Promise<Respo
   if (start.done) return start.done;
   const { answer } = start;
 
-  const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
+  const token = bearerToken(request);
   try {
     const admin = adminClient(env);
     const { data: who, error: unknown } = await admin.auth.getUser(token);

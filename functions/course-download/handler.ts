@@ -14,12 +14,11 @@
  * exists or not. CORS for the site's origins. Runs under Node (local stack, tests) and Deno
  * (Supabase Edge, ./index.ts).
  */
-import { createClient } from "@supabase/supabase-js";
 import { readJson } from "../_shared/body.ts";
 import { jsonPost } from "../_shared/cors.ts";
-import { type Env, type FunctionVariable, required } from "../_shared/env.ts";
+import { type Env, type FunctionVariable } from "../_shared/env.ts";
 import { clientAddress, type Limit, overLimit, tooMany } from "../_shared/rate-limit.ts";
-import { adminClient } from "../_shared/supabase-admin.ts";
+import { adminClient, bearerToken, callerClient } from "../_shared/supabase-admin.ts";
 
 /** What the function reads from its environment (functions/_shared/env.ts checks them at start). */
 export const ENV = [
@@ -49,7 +48,7 @@ export default async function handler(request: Request, env: Env): Promise<Respo
   if (start.done) return start.done;
   const { answer } = start;
 
-  const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
+  const token = bearerToken(request);
   const read = await readJson(request, 2048);
   if (!read.ok) return answer({ error: read.error }, read.status);
   const path = (read.body as { path?: unknown } | null)?.path;
@@ -65,11 +64,7 @@ export default async function handler(request: Request, env: Env): Promise<Respo
       if (wait > 0) return answer(tooMany(wait), 429, { "retry-after": String(wait) });
     }
     // As the customer: the member area's own rule decides, under their token.
-    const { SUPABASE_URL, SUPABASE_ANON_KEY } = required(env, ["SUPABASE_URL", "SUPABASE_ANON_KEY"]);
-    const customer = createClient(SUPABASE_URL, SUPABASE_ANON_KEY, {
-      auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
-      global: { headers: { authorization: `Bearer ${token}` } },
-    });
+    const customer = callerClient(env, token);
     const [{ data: allowed, error: refused }, { data: who, error: unknown }] = await Promise.all([
       customer.rpc("can_read_download", { p_name: path }),
       adminClient(env).auth.getUser(token),

@@ -17,7 +17,6 @@
  * 503 when the database or the mail could not be reached. CORS for the site's origins. Runs under
  * Node (local stack, tests) and Deno (Supabase Edge, ./index.ts).
  */
-import { createClient } from "@supabase/supabase-js";
 import { dayIn } from "../../packages/shared/cohort.ts";
 import { readJson } from "../_shared/body.ts";
 import { BUSINESS_EMAIL, CATALOGUE, COACHED_OFFERS, TIME_ZONE } from "../_shared/catalogue.ts";
@@ -26,7 +25,7 @@ import { offerEmail } from "../_shared/emails.ts";
 import { type Env, type FunctionVariable, required } from "../_shared/env.ts";
 import { sendEmail } from "../_shared/mail.ts";
 import { newOfferToken, OfferError, type OfferRequest, offerTokenHash, prepareOffer } from "../_shared/offers.ts";
-import { adminClient } from "../_shared/supabase-admin.ts";
+import { adminClient, bearerToken, callerClient } from "../_shared/supabase-admin.ts";
 
 /** What the function reads from its environment (functions/_shared/env.ts checks them at start). */
 export const ENV = [
@@ -78,7 +77,7 @@ export default async function handler(request: Request, env: Env): Promise<Respo
   if (start.done) return start.done;
   const { answer } = start;
 
-  const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
+  const token = bearerToken(request);
   const read = await readJson(request, 8192);
   if (!read.ok) return answer({ error: read.error }, read.status);
   const body = read.body;
@@ -94,16 +93,9 @@ export default async function handler(request: Request, env: Env): Promise<Respo
 
   try {
     const admin = adminClient(env);
-    const { SUPABASE_URL, SUPABASE_ANON_KEY, SITE_URL } = required(env, [
-      "SUPABASE_URL",
-      "SUPABASE_ANON_KEY",
-      "SITE_URL",
-    ]);
+    const { SITE_URL } = required(env, ["SITE_URL"]);
     // As the caller: the desk's own rule says whether they are an admin.
-    const caller = createClient(SUPABASE_URL, SUPABASE_ANON_KEY, {
-      auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
-      global: { headers: { authorization: `Bearer ${token}` } },
-    });
+    const caller = callerClient(env, token);
     const [{ data: who, error: unknown }, { data: isAdmin, error: refused }] = await Promise.all([
       admin.auth.getUser(token),
       caller.rpc("is_staff", { p_role: "admin" }),

@@ -21,7 +21,7 @@ import { type CatalogueProduct, TIME_ZONE } from "../_shared/catalogue.ts";
 import { ConfigError, type Env, type FunctionVariable, json } from "../_shared/env.ts";
 import { clientAddress, type Limit, overLimit, tooMany } from "../_shared/rate-limit.ts";
 import { customerFor, type Stripe, stripeClient } from "../_shared/stripe.ts";
-import { adminClient } from "../_shared/supabase-admin.ts";
+import { adminClient, bearerToken } from "../_shared/supabase-admin.ts";
 import { readCheckoutRequest } from "./request.ts";
 import { roleOf } from "../../packages/shared/jwt.ts";
 import { type Cohort, cohortAt } from "../../packages/shared/cohort.ts";
@@ -112,7 +112,7 @@ export async function priceOf(stripe: Stripe, product: CatalogueProduct, account
  * cannot say now.
  */
 async function callerEmail(request: Request, env: Env): Promise<string | null> {
-  const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  const token = bearerToken(request);
   if (!token || roleOf(token) !== "authenticated") return null;
   try {
     const { data, error } = await adminClient(env).auth.getUser(token);
