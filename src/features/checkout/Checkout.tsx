@@ -39,6 +39,7 @@ import type { AuthState } from "~/stores/session";
 import { inputClass, Message, Spinner, SubmitButton, useHydrated } from "~/components/ui/form";
 import { SampleBadge } from "~/components/ui/sample";
 import { loginPath } from "~/features/auth/next";
+import { functionFailure } from "~/lib/function-error";
 import {
   accessNote,
   CANCELLED_NOTICE,
@@ -231,13 +232,8 @@ async function signOut() {
  * FunctionsHttpError (its `context` is the Response); undefined for any other failure.
  */
 async function failureBody(failure: unknown, status: number): Promise<unknown> {
-  const context = (failure as { context?: unknown } | null)?.context;
-  if (!(context instanceof Response) || context.status !== status) return undefined;
-  try {
-    return await context.clone().json();
-  } catch {
-    return undefined;
-  }
+  const answered = await functionFailure(failure);
+  return answered?.status === status ? (answered.body ?? undefined) : undefined;
 }
 
 function CheckoutForm({

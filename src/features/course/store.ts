@@ -11,6 +11,7 @@
  */
 import { atom } from "nanostores";
 import type { LessonDownload, LessonProgressRow, LessonVideo } from "~/lib/database";
+import { functionErrorMessage } from "~/lib/function-error";
 import { supabase } from "~/lib/supabase";
 import { $auth } from "~/stores/session";
 import { currentUser, LOADING, mergeProgress, type Outcome, type Remote } from "~/features/portal/store";
@@ -156,9 +157,7 @@ export async function downloadUrl(path: string): Promise<{ ok: true; url: string
   try {
     const { data, error } = await supabase.functions.invoke<{ url?: unknown }>("course-download", { body: { path } });
     if (!error && typeof data?.url === "string") return { ok: true, url: data.url };
-    const context = (error as { context?: unknown } | null)?.context;
-    const said = context instanceof Response ? ((await context.json().catch(() => null)) as { error?: unknown }) : null;
-    return { ok: false, message: typeof said?.error === "string" ? said.error : UNREACHABLE };
+    return { ok: false, message: (await functionErrorMessage(error)) ?? UNREACHABLE };
   } catch (error) {
     console.error("Could not prepare the download:", error);
     return { ok: false, message: UNREACHABLE };

@@ -6,6 +6,7 @@
  * desk with 50,000 leads asks for 25 rows as one with ten does.
  */
 import type { Database } from "~/lib/database";
+import { functionFailure } from "~/lib/function-error";
 import { supabase } from "~/lib/supabase";
 import { isLeadStatus, type LeadStatus, type OfferStatus, pageRange, searchFilter, stalledBefore } from "./logic";
 
@@ -278,12 +279,9 @@ export async function sendOffer(request: OfferRequest): Promise<{ id: string; ex
     body: request,
   });
   if (!error && data) return data;
-  const context = (error as { context?: unknown } | null)?.context;
-  if (context instanceof Response) {
-    const said = (await context.json().catch(() => null)) as { error?: unknown; field?: unknown } | null;
-    if (typeof said?.error === "string") {
-      throw new OfferNotSent(said.error, typeof said.field === "string" ? said.field : null);
-    }
+  const said = (await functionFailure(error))?.body as { error?: unknown; field?: unknown } | null | undefined;
+  if (typeof said?.error === "string") {
+    throw new OfferNotSent(said.error, typeof said.field === "string" ? said.field : null);
   }
   console.error("Sending the offer failed:", error);
   throw new OfferNotSent("The offer could not be sent. Please check the connection and try again.");

@@ -14,6 +14,7 @@ import { useState } from "react";
 import { newestFirst, purchaseView, type PortalProgram } from "./logic";
 import { $orders, LOADING } from "./store";
 import { Badge, EmptyState, LoadingNote, Panel, pillButtonClass, Skeleton } from "~/components/ui/panel";
+import { functionErrorMessage } from "~/lib/function-error";
 import { supabase } from "~/lib/supabase";
 import { useAtom } from "~/lib/useAtom";
 
@@ -187,13 +188,8 @@ function ManagePaymentMethod() {
                 location.assign(data.url);
                 return;
               }
-              const said = await (
-                (error as { context?: Response } | null)?.context?.json?.() ?? Promise.resolve(null)
-              ).catch(() => null);
               setFailed(
-                typeof said?.error === "string"
-                  ? said.error
-                  : "Your payment settings could not be opened. Please try again.",
+                (await functionErrorMessage(error)) ?? "Your payment settings could not be opened. Please try again.",
               );
               setBusy(false);
             });
