@@ -11,10 +11,9 @@
  * Made once per offer (the offer's row in `memberships`, and Stripe's idempotency key for two
  * deliveries at once); its subscription's end is recorded from `customer.subscription.*`.
  */
-import type { OfferPayment } from "../../packages/shared/offer-options.ts";
 import { offerStripeKeys } from "../_shared/offers.ts";
 import { idOf, type Stripe } from "../_shared/stripe.ts";
-import { type Deps, RetryableError } from "./process.ts";
+import { type Deps, RetryableError, sentOffer } from "./process.ts";
 
 /** What a membership's schedule and subscription carry, so that the webhook knows them again. */
 export const MEMBERSHIP = "membership";
@@ -46,13 +45,8 @@ export async function startMembership(session: Stripe.Checkout.Session, deps: De
   const offerId = session.metadata?.offer_id;
   const customerId = idOf(session.customer);
   if (!offerId || !customerId) return;
-  const { data: offer, error } = await deps.admin
-    .from("coached_offers")
-    .select("id, offer_key, payment")
-    .eq("id", offerId)
-    .maybeSingle();
-  if (error) throw new RetryableError(`Reading offer ${offerId} failed: ${error.message}`);
-  const membership = (offer?.payment as OfferPayment | undefined)?.membership;
+  const offer = await sentOffer(deps.admin, offerId);
+  const membership = offer?.payment.membership;
   if (!offer || !membership) return;
   const started = await deps.admin.from("memberships").select("schedule_id").eq("offer_id", offerId).maybeSingle();
   if (started.error) throw new RetryableError(`Reading the membership of ${offerId} failed: ${started.error.message}`);

@@ -23,14 +23,14 @@
  */
 import { addDays, dayIn } from "../../packages/shared/cohort.ts";
 import { type Payment, planSchedule } from "../../packages/shared/payment-schedule.ts";
-import type { OfferPayment, PaymentOption } from "../../packages/shared/offer-options.ts";
+import type { PaymentOption } from "../../packages/shared/offer-options.ts";
 import { CATALOGUE, TIME_ZONE } from "../_shared/catalogue.ts";
 import { planPaymentFailedEmail } from "../_shared/emails.ts";
 import { sendEmail } from "../_shared/mail.ts";
 import { offerStripeKeys, optionOf } from "../_shared/offers.ts";
 import { idOf, type Stripe } from "../_shared/stripe.ts";
 import { recordMembershipEvent } from "./memberships.ts";
-import { type Deps, holdForReview, type Outcome, RetryableError } from "./process.ts";
+import { type Deps, holdForReview, type Outcome, RetryableError, sentOffer } from "./process.ts";
 
 /** The events about a plan after its checkout; DEPLOY.md registers them with the others. */
 export const PLAN_EVENTS = [
@@ -67,25 +67,21 @@ async function planOption(
   offerKey: string;
   productKey: string;
 } | null> {
-  const offerId = metadata.offer_id;
-  if (!offerId) return null;
-  const { data, error } = await deps.admin
-    .from("coached_offers")
-    .select("id, offer_key, product_key, payment")
-    .eq("id", offerId)
-    .maybeSingle();
-  if (error && error.code !== "22P02") throw new RetryableError(`Reading offer ${offerId} failed: ${error.message}`);
+  const data = await sentOffer(deps.admin, metadata.offer_id);
   if (!data) return null;
-  const option = optionOf(data.payment as OfferPayment, metadata.offer_option);
+  const option = optionOf(data.payment, metadata.offer_option);
   return option?.kind === "plan"
     ? { option, offerId: data.id, offerKey: data.offer_key, productKey: data.product_key }
     : null;
 }
 
-/** Opens the plan's row, once; false when the subscription is not an offer's plan. */
-async function openPlan(deps: Deps, source: PlanSource): Promise<boolean> {
+/** The plan option an offer's subscription was bought with (`planOption`). */
+type PlanOption = NonNullable<Awaited<ReturnType<typeof planOption>>>;
+
+/** Opens the plan's row, once; answers its option, or null when the subscription is not an offer's plan. */
+async function openPlan(deps: Deps, source: PlanSource): Promise<PlanOption | null> {
   const plan = await planOption(deps, source.metadata);
-  if (!plan) return false;
+  if (!plan) return null;
   const payments: Payment[] = planSchedule(
     plan.option.instalmentsCents,
     dayIn(TIME_ZONE, new Date(source.startedAt * 1000)),
@@ -101,7 +97,7 @@ async function openPlan(deps: Deps, source: PlanSource): Promise<boolean> {
     p_at: at(source.eventAt),
   });
   if (error) throw new RetryableError(`Opening the plan of ${source.subscriptionId} failed: ${error.message}`);
-  return true;
+  return plan;
 }
 
 /**
@@ -130,7 +126,7 @@ export async function recordPlanCheckout(
     p_checkout_session_id: session.id,
   });
   if (error) throw new RetryableError(`Linking the plan of ${subscriptionId} failed: ${error.message}`);
-  await endAfterLastPayment(deps, subscriptionId);
+  await endAfterLastPayment(deps, subscriptionId, opened);
 }
 
 /** Runs of equal amounts, in order: [600000 × 6] is one run, [516670, 516666 × 5] two. */
@@ -150,14 +146,13 @@ export function runsOf(amounts: readonly number[]): { amount: number; months: nu
  * keeps the subscription's price; a later run of another amount gets an inline monthly price of the
  * offer's product.
  */
-async function endAfterLastPayment(deps: Deps, subscriptionId: string): Promise<void> {
+async function endAfterLastPayment(deps: Deps, subscriptionId: string, plan: PlanOption): Promise<void> {
   const { stripe } = deps;
   try {
     const subscription = await stripe.subscriptions.retrieve(subscriptionId);
     if (subscription.schedule || subscription.status === "canceled") return;
-    const plan = await planOption(deps, subscription.metadata ?? {});
     const item = subscription.items.data[0];
-    if (!plan || !item) return;
+    if (!item) return;
     const schedule = await stripe.subscriptionSchedules.create(
       { from_subscription: subscriptionId },
       { idempotencyKey: `plan-schedule-${subscriptionId}` },
@@ -208,14 +203,16 @@ async function ensurePlan(deps: Deps, subscriptionId: string, eventAt: number): 
   }
   const customerId = idOf(subscription.customer);
   if (!customerId) return false;
-  return openPlan(deps, {
-    subscriptionId,
-    customerId,
-    metadata: subscription.metadata ?? {},
-    currency: subscription.currency,
-    startedAt: subscription.start_date,
-    eventAt,
-  });
+  return (
+    (await openPlan(deps, {
+      subscriptionId,
+      customerId,
+      metadata: subscription.metadata ?? {},
+      currency: subscription.currency,
+      startedAt: subscription.start_date,
+      eventAt,
+    })) !== null
+  );
 }
 
 /**

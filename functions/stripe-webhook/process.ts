@@ -209,12 +209,29 @@ export async function paymentProblem(
 }
 
 /** A coached offer as the webhook checks a payment against it. */
-interface OfferRow {
+export interface SentOffer {
   id: string;
+  offer_key: string;
   product_key: string;
   payment: OfferPayment;
   paid_at: string | null;
   checkout_session_id: string | null;
+}
+
+/**
+ * The coached offer `id` names (a session's or subscription's metadata `offer_id`), as sent; null
+ * when none was sent with it, an id that is not one included. The database unreachable is retried.
+ */
+export async function sentOffer(admin: SupabaseClient, id: string | undefined): Promise<SentOffer | null> {
+  if (!id) return null;
+  const { data, error } = await admin
+    .from("coached_offers")
+    .select("id, offer_key, product_key, payment, paid_at, checkout_session_id")
+    .eq("id", id)
+    .maybeSingle();
+  // 22P02: not a uuid, so no offer of ours.
+  if (error && error.code !== "22P02") throw new RetryableError(`Reading offer ${id} failed: ${error.message}`);
+  return (data as SentOffer | null) ?? null;
 }
 
 /**
@@ -229,14 +246,7 @@ export async function offerProblem(
   product: CatalogueProduct,
 ): Promise<{ problem: string | null; expected: number | null }> {
   const paid = `${session.amount_total ?? "no amount"} ${session.currency ?? "(no currency)"}`;
-  const { data, error } = await admin
-    .from("coached_offers")
-    .select("id, product_key, payment, paid_at, checkout_session_id")
-    .eq("id", session.metadata?.offer_id ?? "")
-    .maybeSingle();
-  if (error && error.code !== "22P02")
-    throw new RetryableError(`Reading the offer of ${session.id} failed: ${error.message}`);
-  const offer = data as OfferRow | null;
+  const offer = await sentOffer(admin, session.metadata?.offer_id);
   if (!offer)
     return { problem: `paid ${paid} for offer ${session.metadata?.offer_id}, which was never sent`, expected: null };
   const option = optionOf(offer.payment, session.metadata?.offer_option);
