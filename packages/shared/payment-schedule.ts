@@ -14,7 +14,7 @@
  * date is counted from the anchor, never from the month before, so a short month never moves the
  * rest.
  */
-import { isDay } from "./cohort.ts";
+import { dayIn, isDay } from "./cohort.ts";
 import { formatCents } from "./money.ts";
 
 /** One payment: its day (YYYY-MM-DD) and amount in cents. */
@@ -91,4 +91,21 @@ export function progressLine(progress: PlanProgress, thisYear?: number): string 
   if (progress.paidInFull || !progress.next) return "Paid in full";
   const { next } = progress;
   return `${progress.paid} of ${progress.total} paid, next ${formatCents(next.amountCents)} on ${readableDay(next.day, thisYear)}`;
+}
+
+/**
+ * A plan as a person reads it, wherever it is shown (purchase history, the desk): its progress
+ * (`progressLine`, `paid` capped at the payments) and, when a payment is past due, since when, on
+ * the business's day: "Past due since December 28".
+ */
+export function planLines(
+  payments: readonly Payment[],
+  paid: number,
+  pastDueSince: string | null,
+  timeZone: string,
+  thisYear?: number,
+): { line: string; pastDue: string | null } {
+  const line = progressLine(planProgress(payments, Math.min(paid, payments.length)), thisYear);
+  if (!pastDueSince) return { line, pastDue: null };
+  return { line, pastDue: `Past due since ${readableDay(dayIn(timeZone, new Date(pastDueSince)), thisYear)}` };
 }

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import {
   addMonths,
   membershipStart,
+  planLines,
   planProgress,
   planSchedule,
   progressLine,
@@ -79,5 +80,21 @@ describe("a plan's schedule and progress", () => {
     expect(membershipStart("2027-01-11", startsAfterMonths)).toBe(addMonths("2027-01-11", startsAfterMonths));
     expect(membershipStart("2027-01-11", 3)).toBe("2027-04-11");
     expect(readableDay("2027-04-11")).toBe("April 11, 2027");
+  });
+});
+
+describe("a plan as a person reads it (planLines)", () => {
+  const six = planSchedule(Array(6).fill(600000), "2027-01-31");
+
+  it("gives its progress, paid capped at the payments, and since when a payment is past due on the business's day", () => {
+    expect(planLines(six, 2, null, "America/Chicago", 2027)).toEqual({
+      line: "2 of 6 paid, next $6,000 on March 31",
+      pastDue: null,
+    });
+    expect(planLines(six, 9, null, "America/Chicago", 2027).line).toBe("Paid in full");
+    // 03:00 UTC on March 1 is still February 28 in Chicago.
+    expect(planLines(six, 2, "2027-03-01T03:00:00Z", "America/Chicago", 2027).pastDue).toBe(
+      "Past due since February 28",
+    );
   });
 });

@@ -18,7 +18,7 @@ import {
   sendOffer,
   withdrawOffer,
 } from "./data";
-import { planProgress, progressLine, readableDay } from "@advisor-accelerator/shared/payment-schedule.ts";
+import { planLines } from "@advisor-accelerator/shared/payment-schedule.ts";
 import {
   dollarsToCents,
   isOfferStatus,
@@ -52,19 +52,17 @@ function OfferStatusBadge({ status }: { status: OfferStatus }) {
 
 /** A paid offer's plan: "2 of 6 paid, next $6,000 on March 1", and since when a payment is past due. */
 function PlanProgress({ plan, timeZone }: { plan: OfferPlan; timeZone: string }) {
-  const thisYear = new Date().getUTCFullYear();
-  const line = progressLine(
-    planProgress(plan.payments, Math.min(plan.paid_invoices.length, plan.payments.length)),
-    thisYear,
+  const { line, pastDue } = planLines(
+    plan.payments,
+    plan.paid_invoices.length,
+    plan.past_due_since,
+    timeZone,
+    new Date().getUTCFullYear(),
   );
   return (
     <p className="mt-1 text-xs text-slate-300">
       {line}
-      {plan.past_due_since && (
-        <span className="block text-amber-200">
-          Past due since {readableDay(dayIn(timeZone, new Date(plan.past_due_since)), thisYear)}
-        </span>
-      )}
+      {pastDue && <span className="block text-amber-200">{pastDue}</span>}
     </p>
   );
 }

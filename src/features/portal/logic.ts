@@ -6,7 +6,7 @@
 import type { OrderRow, ProfileRow } from "~/lib/database";
 import { formatCents } from "@advisor-accelerator/shared/money.ts";
 import { dayIn } from "@advisor-accelerator/shared/cohort.ts";
-import { type Payment, planProgress, progressLine, readableDay } from "@advisor-accelerator/shared/payment-schedule.ts";
+import { type Payment, planLines, readableDay } from "@advisor-accelerator/shared/payment-schedule.ts";
 import { COURSES_PATH, isOpen, unlockDay } from "~/features/course/logic";
 
 /** The facts of a program the portal's islands need, from content/programs/ (small props). */
@@ -518,15 +518,15 @@ function planOf(order: OrderRow, timeZone?: string): PurchaseView["plan"] {
   const schedule = (payments as unknown as Payment[]).filter(
     (p) => typeof p?.day === "string" && Number.isInteger(p?.amountCents),
   );
-  const paid = Math.min(order.plan_paid ?? 0, schedule.length);
   const thisYear = new Date().getUTCFullYear();
-  const pastDueDay = order.plan_past_due_since ? dayIn(timeZone ?? "UTC", new Date(order.plan_past_due_since)) : null;
-  return {
-    name: order.plan_name,
-    line: progressLine(planProgress(schedule, paid), thisYear),
-    pastDue: pastDueDay ? `Past due since ${readableDay(pastDueDay, thisYear)}` : null,
-    paused: order.plan_paused === true,
-  };
+  const { line, pastDue } = planLines(
+    schedule,
+    order.plan_paid ?? 0,
+    order.plan_past_due_since,
+    timeZone ?? "UTC",
+    thisYear,
+  );
+  return { name: order.plan_name, line, pastDue, paused: order.plan_paused === true };
 }
 
 /** The statuses whose order puts its program on My Courses (myCourses). */
